@@ -1,0 +1,49 @@
+// Composes the Elysia app from the feature plugins. The HTTP wrapper around it (version headers,
+// request log, body limit) lives in server.ts so it also covers errors Elysia never sees.
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import type { AppContext } from "./context";
+import { errorHandler } from "./http/error-handler";
+import { AppError } from "./http/errors";
+import { usersModule } from "./modules/users";
+import { createSessionAuth } from "./modules/users/session";
+
+export const VERSION = "0.1.0";
+
+export function createApp(ctx: AppContext) {
+  const sessions = createSessionAuth(ctx.db, ctx.config);
+  return new Elysia()
+    .use(errorHandler(ctx))
+    .use(
+      openapi({
+        path: "/docs",
+        specPath: "/openapi.json",
+        // no CDN: the on-prem build must work offline, so only the JSON document is served
+        provider: null,
+        documentation: {
+          info: { title: "aivis API", version: VERSION, description: "AI visibility, generation and AI traffic. See README." },
+          components: {
+            securitySchemes: {
+              apiKey: { type: "apiKey", in: "header", name: "api-key" },
+              session: { type: "apiKey", in: "cookie", name: "aivis_session" },
+            },
+          },
+        },
+      }),
+    )
+    .get(
+      "/healthz",
+      () => {
+        try {
+          ctx.db.query("SELECT 1").get();
+        } catch {
+          throw new AppError(503, "DB_UNAVAILABLE", "the database is not reachable");
+        }
+        return { status: "ok", version: VERSION, db: "ok" };
+      },
+      { detail: { summary: "Liveness and database check" } },
+    )
+    .use(usersModule(ctx, sessions));
+}
+
+export type App = ReturnType<typeof createApp>;

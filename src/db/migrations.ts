@@ -1,0 +1,13 @@
+// The numbered SQL migrations, imported as text so `bun build --compile` embeds them in the binary.
+// Add a new file to migrations/ and one line here; never edit a migration that has shipped.
+import m0001 from "../../migrations/0001_init.sql" with { type: "text" };
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [
+  { version: 1, name: "0001_init", sql: m0001 },
+];
