@@ -3,6 +3,7 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import type { AppContext } from "./context";
+import { authPlugin } from "./http/auth";
 import { errorHandler } from "./http/error-handler";
 import { AppError } from "./http/errors";
 import { usersModule } from "./modules/users";
@@ -12,6 +13,8 @@ export const VERSION = "0.1.0";
 
 export function createApp(ctx: AppContext) {
   const sessions = createSessionAuth(ctx.db, ctx.config);
+  // one auth plugin instance for every module, so the rate limit counts a key across all routes
+  const auth = authPlugin(ctx, sessions);
   return new Elysia()
     .use(errorHandler(ctx))
     .use(
@@ -43,7 +46,7 @@ export function createApp(ctx: AppContext) {
       },
       { detail: { summary: "Liveness and database check" } },
     )
-    .use(usersModule(ctx, sessions));
+    .use(usersModule(ctx, auth, sessions));
 }
 
 export type App = ReturnType<typeof createApp>;

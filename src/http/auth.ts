@@ -43,6 +43,8 @@ async function fromSession(
   return principalFor(ctx.db, row, "session", session.id);
 }
 
+export type AuthPlugin = ReturnType<typeof authPlugin>;
+
 export function authPlugin(ctx: AppContext, sessions: SessionAuth) {
   const limiter = createRateLimiter(ctx.config.rateLimitPerMinute, 60_000, ctx.clock);
 

@@ -2,7 +2,7 @@
 // which accepts only the session cookie.
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
-import { authPlugin, checkSameOrigin } from "../../http/auth";
+import { type AuthPlugin, checkSameOrigin } from "../../http/auth";
 import { AppError, notFound, tooMany } from "../../http/errors";
 import { createRateLimiter } from "../../http/rate-limit";
 import { clientIp } from "../../http/request-meta";
@@ -12,12 +12,12 @@ import type { SessionAuth } from "./session";
 
 const LOGIN_ATTEMPTS_PER_MINUTE = 10;
 
-export function usersModule(ctx: AppContext, sessions: SessionAuth) {
+export function usersModule(ctx: AppContext, auth: AuthPlugin, sessions: SessionAuth) {
   const loginLimiter = createRateLimiter(LOGIN_ATTEMPTS_PER_MINUTE, 60_000, ctx.clock);
   const { lucia } = sessions;
 
   return new Elysia({ prefix: "/v1/users", tags: ["users"] })
-    .use(authPlugin(ctx, sessions))
+    .use(auth)
     .post(
       "/login",
       async ({ body, request, set }) => {
