@@ -1,0 +1,31 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, applyFlags, loadConfig } from "../src/config";
+
+describe("config", () => {
+  test("defaults", () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(3000);
+    expect(c.dbPath.endsWith("data/aivis.sqlite")).toBe(true);
+    expect(c.cookieSecure).toBe(false);
+    expect(c.rateLimitPerMinute).toBe(300);
+  });
+
+  test.each([
+    ["PORT", "eighty"],
+    ["PORT", "70000"],
+    ["AIVIS_WORKER", "maybe"],
+    ["AIVIS_PUBLIC_URL", "ftp://x"],
+    ["OPENAI_BASE_URL", "not a url"],
+    ["AIVIS_TRACKER_SCRIPT_PATH", "../etc"],
+  ])("%s=%s is refused with a message naming the variable", (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  test("flags override env; https public URL turns on secure cookies", () => {
+    const c = loadConfig(applyFlags({ PORT: "1" }, { "--port": "8080", "--public-url": "https://aivis.example.com/" }));
+    expect(c.port).toBe(8080);
+    expect(c.publicUrl).toBe("https://aivis.example.com");
+    expect(c.cookieSecure).toBe(true);
+  });
+});
