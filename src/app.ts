@@ -6,6 +6,7 @@ import type { AppContext } from "./context";
 import { authPlugin } from "./http/auth";
 import { errorHandler } from "./http/error-handler";
 import { AppError } from "./http/errors";
+import { docsModule } from "./modules/docs";
 import { usersModule } from "./modules/users";
 import { createSessionAuth } from "./modules/users/session";
 
@@ -34,6 +35,7 @@ export function createApp(ctx: AppContext) {
         },
       }),
     )
+    .use(docsModule())
     .get(
       "/healthz",
       () => {

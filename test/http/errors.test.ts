@@ -132,3 +132,12 @@ describe("body limit without content-length", () => {
     expect(small.status).toBe(401);
   });
 });
+
+test("GET /docs is a self-contained HTML reference (no external scripts)", async () => {
+  const res = await fetch(`${s.url}/docs`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toContain("text/html");
+  const html = await res.text();
+  expect(html).toContain("/openapi.json");
+  expect(html).not.toMatch(/<script[^>]+src=/);
+});
