@@ -218,7 +218,7 @@ export async function startFakeProviders(opts: FakeProvidersOptions = {}): Promi
     let body: Record<string, unknown> = {};
     if (family === "stability") {
       const form = await request.formData();
-      for (const [k, v] of form.entries()) body[k] = typeof v === "string" ? v : `[file ${v.name}]`;
+      for (const [k, v] of form.entries()) body[k] = typeof v === "string" ? v : `[file ${(v as File).name}]`;
     } else {
       body = (await request.json().catch(() => ({}))) as Record<string, unknown>;
     }
@@ -275,7 +275,7 @@ export async function startFakeProviders(opts: FakeProvidersOptions = {}): Promi
       if ((request.headers.get("accept") ?? "").includes("application/json")) {
         return Response.json({ image: png.toString("base64"), finish_reason: "SUCCESS", seed: fnv1a(call.user) });
       }
-      return new Response(png, { headers: { "content-type": "image/png", "finish-reason": "SUCCESS", seed: String(fnv1a(call.user)) } });
+      return new Response(new Uint8Array(png), { headers: { "content-type": "image/png", "finish-reason": "SUCCESS", seed: String(fnv1a(call.user)) } });
     }
 
     if (call.kind === "image") {
