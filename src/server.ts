@@ -3,9 +3,11 @@
 // request), and knows how to shut all of it down in order.
 import type { Server } from "bun";
 import { createApp } from "./app";
+import { createAiProviders } from "./ai/providers";
 import type { Config } from "./config";
 import type { AppContext } from "./context";
 import { migrate, openDatabase } from "./db";
+import { createJobQueue } from "./jobs";
 import { AppError, errorBody } from "./http/errors";
 import { setRequestMeta } from "./http/request-meta";
 import { type Clock, systemClock } from "./platform/clock";
@@ -56,7 +58,11 @@ export async function startAivis(config: Config, opts: StartOptions = {}): Promi
   const db = openDatabase(config.dbPath);
   migrate(db);
   const shutdownHooks: (() => Promise<void> | void)[] = [];
-  const ctx: AppContext = { config, db, clock: opts.clock ?? systemClock, log, onShutdown: (hook) => shutdownHooks.push(hook) };
+  // before createApp: modules register their job handlers while the app is composed
+  const jobs = createJobQueue(db, opts.clock ?? systemClock, log, config.worker);
+  const ctx: AppContext = { config, db, clock: opts.clock ?? systemClock, log, ai: createAiProviders(config), jobs, onShutdown: (hook) => shutdownHooks.push(hook) };
+  // the first hook: the worker stops while everything its handlers use is still open
+  ctx.onShutdown(() => jobs.stop());
   const app = createApp(ctx);
 
   const server = Bun.serve({
@@ -95,6 +101,8 @@ export async function startAivis(config: Config, opts: StartOptions = {}): Promi
       return response;
     },
   });
+
+  if (config.worker.enabled) jobs.start();
 
   let stopping: Promise<void> | undefined;
   return {
