@@ -1,6 +1,7 @@
 // /v1/users: sign in and out (web session cookie), who am I, and API key management (SPEC 4.7),
 // which accepts only the session cookie.
 import { Elysia } from "elysia";
+import { usageSummary } from "../../ai/credits";
 import type { AppContext } from "../../context";
 import { type AuthPlugin, checkSameOrigin } from "../../http/auth";
 import { AppError, notFound, tooMany } from "../../http/errors";
@@ -49,8 +50,9 @@ export function usersModule(ctx: AppContext, auth: AuthPlugin, sessions: Session
         message: "Current user",
         user: { id: principal.userId, email: principal.email, workspaceId: principal.workspaceId },
         plan: principal.plan,
+        usage: usageSummary(ctx.db, principal.workspaceId, principal.plan, ctx.clock.now()),
       }),
-      { auth: "api", detail: { summary: "The signed-in user, workspace and plan" } },
+      { auth: "api", detail: { summary: "The signed-in user, workspace, plan and this period's usage" } },
     )
     .get(
       "/api-key",
