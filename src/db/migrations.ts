@@ -1,6 +1,7 @@
 // The numbered SQL migrations, imported as text so `bun build --compile` embeds them in the binary.
 // Add a new file to migrations/ and one line here; never edit a migration that has shipped.
 import m0001 from "../../migrations/0001_init.sql" with { type: "text" };
+import m0002 from "../../migrations/0002_jobs.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -10,4 +11,5 @@ export interface Migration {
 
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: "0001_init", sql: m0001 },
+  { version: 2, name: "0002_jobs", sql: m0002 },
 ];

@@ -1,0 +1,222 @@
+// The worker loop: claims due jobs per queue up to the concurrency limit, runs their handlers,
+// renews leases while they run, sweeps expired leases, and stops gracefully. Outcomes that arrive
+// in the same tick are committed together with the next claim, in one transaction.
+import { hostname } from "node:os";
+import type { Config } from "../config";
+import { type DB, tx } from "../db";
+import type { Clock } from "../platform/clock";
+import { randomToken } from "../platform/ids";
+import type { Logger } from "../platform/log";
+import { failureMessage, NonRetryableJobError } from "./lifecycle";
+import {
+  claimJobs,
+  completeJob,
+  failJob,
+  fenceOf,
+  type JobRow,
+  recoverExpiredLeases,
+  renewLeases,
+  setJobProgress,
+} from "./queue";
+import { type JobContext, type JobHandler, QUEUE_NAMES, type QueueName } from "./types";
+
+export type WorkerSettings = Pick<Config["worker"], "pollMs" | "concurrency" | "leaseMs" | "shutdownGraceMs">;
+
+export interface Worker {
+  /** the lease owner id this worker writes into the rows it claims */
+  readonly id: string;
+  start(): void;
+  /** look for work now (called on enqueue), or at `at` when that is sooner than the next poll */
+  wake(at?: number): void;
+  /** stop claiming; wait for running handlers up to the grace period, then abort them */
+  stop(): Promise<void>;
+}
+
+type Outcome = { job: JobRow; at: number } & ({ ok: true; resultJson: string } | { ok: false; error: unknown });
+
+export function createWorker(deps: {
+  db: DB;
+  clock: Clock;
+  log: Logger;
+  settings: WorkerSettings;
+  handlers: ReadonlyMap<string, JobHandler>;
+}): Worker {
+  const { db, clock, log, settings, handlers } = deps;
+  const id = `${hostname()}:${process.pid}:${randomToken(6)}`;
+  // an idle worker still sweeps at least this often (and at every poll when the lease is short)
+  const sweepEveryMs = Math.max(settings.pollMs, Math.floor(settings.leaseMs / 2));
+
+  let accepting = false;
+  let generation = 0; // bumped on stop so handlers that outlive the grace period write nothing
+  let abort = new AbortController();
+  let pumpQueued = false;
+  let pollTimer: Timer | undefined;
+  let timerAt = Infinity;
+  let nextDueAt = Infinity; // earliest known run_at of a delayed job, so a retry does not wait for the poll
+  let renewTimer: Timer | undefined;
+  let lastSweepAt = -Infinity;
+  let outcomes: Outcome[] = [];
+  const running = new Map<Promise<void>, string>(); // → job id
+  const activePerQueue = Object.fromEntries(QUEUE_NAMES.map((q) => [q, 0])) as Record<QueueName, number>;
+
+  function schedulePump() {
+    if (pumpQueued || !accepting) return;
+    pumpQueued = true;
+    setImmediate(pump);
+  }
+
+  function record(outcome: Outcome) {
+    const { job } = outcome;
+    if (outcome.ok) {
+      if (!completeJob(db, outcome.at, fenceOf(job), outcome.resultJson)) leaseLost(job);
+      return;
+    }
+    const reason = failureMessage(outcome.error);
+    const next = failJob(db, outcome.at, job, reason, !(outcome.error instanceof NonRetryableJobError));
+    if (next === null) return leaseLost(job);
+    const fields = { jobId: job.id, name: job.name, attempt: next.attemptsMade, error: reason };
+    if (next.state === "failed") return log("error", "job failed", fields);
+    nextDueAt = Math.min(nextDueAt, next.runAt);
+    log("warn", "job attempt failed; retrying after backoff", { ...fields, retryAt: next.runAt });
+  }
+
+  function leaseLost(job: JobRow) {
+    log("warn", "job outcome dropped: its lease expired and the job was recovered", { jobId: job.id, name: job.name });
+  }
+
+  /** Commits finished outcomes; when still accepting, sweeps when due and claims into free slots. */
+  function commitAndClaim(): JobRow[] {
+    const batch = outcomes;
+    outcomes = [];
+    const now = clock.now();
+    try {
+      return tx(db, () => {
+        for (const outcome of batch) record(outcome);
+        if (!accepting) return [];
+        if (now - lastSweepAt >= sweepEveryMs) {
+          lastSweepAt = now;
+          const recovered = recoverExpiredLeases(db, now);
+          if (recovered.length) log("warn", "recovered jobs with expired leases", { jobs: recovered });
+        }
+        const claimed: JobRow[] = [];
+        for (const queue of QUEUE_NAMES) {
+          const free = settings.concurrency - activePerQueue[queue];
+          if (free > 0) claimed.push(...claimJobs(db, now, queue, id, settings.leaseMs, free));
+        }
+        return claimed;
+      });
+    } catch (error) {
+      // e.g. the database is busy past busy_timeout: keep the outcomes and try again at the next poll
+      outcomes = batch.concat(outcomes);
+      log("error", "job worker tick failed", { error: failureMessage(error) });
+      return [];
+    }
+  }
+
+  function pump() {
+    pumpQueued = false;
+    if (!accepting) return;
+    for (const job of commitAndClaim()) runJob(job);
+    const now = clock.now();
+    if (nextDueAt <= now) nextDueAt = Infinity; // this pump claimed it (or it waits for a free slot)
+    clearTimeout(pollTimer);
+    timerAt = Infinity;
+    armTimer(Math.min(now + settings.pollMs, nextDueAt));
+  }
+
+  function armTimer(at: number) {
+    if (!accepting || at >= timerAt) return;
+    clearTimeout(pollTimer);
+    timerAt = at;
+    pollTimer = setTimeout(() => {
+      timerAt = Infinity;
+      schedulePump();
+    }, Math.max(0, at - clock.now()));
+  }
+
+  function wake(at?: number) {
+    if (at === undefined || at <= clock.now()) return schedulePump();
+    nextDueAt = Math.min(nextDueAt, at);
+    armTimer(at);
+  }
+
+  function runJob(job: JobRow) {
+    activePerQueue[job.queue]++;
+    const gen = generation;
+    const fence = fenceOf(job);
+    const context: JobContext = {
+      id: job.id,
+      name: job.name,
+      queue: job.queue,
+      workspaceId: job.workspace_id,
+      data: JSON.parse(job.data),
+      attemptsMade: job.attempts_made,
+      signal: abort.signal,
+      updateProgress(progress: number) {
+        if (gen !== generation || !Number.isFinite(progress)) return;
+        setJobProgress(db, fence, Math.min(100, Math.max(0, progress)));
+      },
+    };
+    const done = attempt(job, context).then((outcome) => {
+      activePerQueue[job.queue]--;
+      running.delete(done);
+      if (gen !== generation) return; // abandoned at shutdown: the lease expires and the job reruns
+      outcomes.push(outcome);
+      schedulePump();
+    });
+    running.set(done, job.id);
+  }
+
+  async function attempt(job: JobRow, context: JobContext): Promise<Outcome> {
+    try {
+      const handler = handlers.get(job.name);
+      if (!handler) throw new NonRetryableJobError(`no handler is registered for job name "${job.name}"`);
+      const result = await handler(context);
+      return { job, at: clock.now(), ok: true, resultJson: JSON.stringify(result ?? null) };
+    } catch (error) {
+      return { job, at: clock.now(), ok: false, error };
+    }
+  }
+
+  function renew() {
+    if (running.size === 0) return;
+    try {
+      renewLeases(db, clock.now(), id, settings.leaseMs);
+    } catch (error) {
+      log("error", "job lease renewal failed", { error: failureMessage(error) });
+    }
+  }
+
+  return {
+    id,
+    start() {
+      if (accepting) return;
+      accepting = true;
+      abort = new AbortController();
+      // renew well before expiry so one slow tick cannot cost a lease
+      renewTimer = setInterval(renew, Math.max(50, Math.floor(settings.leaseMs / 3)));
+      schedulePump();
+    },
+    wake,
+    async stop() {
+      if (!accepting) return;
+      accepting = false;
+      clearTimeout(pollTimer);
+      if (running.size > 0) {
+        let graceTimer: Timer | undefined;
+        const graceOver = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, settings.shutdownGraceMs)));
+        await Promise.race([Promise.allSettled(running.keys()), graceOver]);
+        clearTimeout(graceTimer);
+      }
+      if (running.size > 0) {
+        log("warn", "job worker stopped with jobs unfinished; they run again once their lease expires", {
+          jobs: [...running.values()],
+        });
+        abort.abort(new Error("the job worker is shutting down"));
+      }
+      generation++;
+      clearInterval(renewTimer);
+      commitAndClaim(); // commit what finished; claims nothing since we no longer accept
+    },
+  };
+}
