@@ -6,7 +6,9 @@ import type { AppContext } from "./context";
 import { authPlugin } from "./http/auth";
 import { errorHandler } from "./http/error-handler";
 import { AppError } from "./http/errors";
+import { dashboardModule } from "./modules/dashboard";
 import { docsModule } from "./modules/docs";
+import { jobsModule } from "./modules/jobs";
 import { usersModule } from "./modules/users";
 import { createSessionAuth } from "./modules/users/session";
 
@@ -36,6 +38,7 @@ export function createApp(ctx: AppContext) {
       }),
     )
     .use(docsModule())
+    .use(dashboardModule(VERSION))
     .get(
       "/healthz",
       () => {
@@ -48,6 +51,7 @@ export function createApp(ctx: AppContext) {
       },
       { detail: { summary: "Liveness and database check" } },
     )
+    .use(jobsModule(ctx, auth))
     .use(usersModule(ctx, auth, sessions));
 }
 

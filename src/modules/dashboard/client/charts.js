@@ -1,0 +1,2 @@
+// uPlot wrappers (uPlot itself is the embedded uPlot.iife.min.js global).
+export {};
