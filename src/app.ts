@@ -9,7 +9,6 @@ import { AppError } from "./http/errors";
 import { dashboardModule } from "./modules/dashboard";
 import { docsModule } from "./modules/docs";
 import { jobsModule } from "./modules/jobs";
-import { jobsModule } from "./modules/jobs";
 import { usersModule } from "./modules/users";
 import { createSessionAuth } from "./modules/users/session";
 
@@ -52,7 +51,6 @@ export function createApp(ctx: AppContext) {
       },
       { detail: { summary: "Liveness and database check" } },
     )
-    .use(jobsModule(ctx, auth))
     .use(jobsModule(ctx, auth))
     .use(usersModule(ctx, auth, sessions));
 }
