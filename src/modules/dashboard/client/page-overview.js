@@ -1,6 +1,6 @@
 // Overview: the plan and what has been used of it this period (credits, images), and where to go next.
 import { api } from "./api.js";
-import { fill, h, pageTitle } from "./dom.js";
+import { fill, formatDate, h, pageTitle } from "./dom.js";
 import { formatNumber, meter } from "./view-model.js";
 
 function usageCard(id, title, counter, fallbackLimit, unit) {
@@ -14,6 +14,7 @@ function usageCard(id, title, counter, fallbackLimit, unit) {
           { class: "muted" },
           m.unlimited ? "No limit on this plan" : `${formatNumber(m.remaining)} ${unit} left`,
           m.period ? ` · ${m.period}` : "",
+          m.resetsAt ? ` · resets ${formatDate(m.resetsAt)}` : "",
         ),
       ]
     : [h("p", {}, fallbackLimit === null ? `Unlimited ${unit}` : `${formatNumber(fallbackLimit)} ${unit} per period`), h("p", { class: "muted" }, "Usage is not reported by this server yet.")];

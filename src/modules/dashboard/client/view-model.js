@@ -1,5 +1,5 @@
 // Pure shaping of API responses into what the pages show: no DOM, no fetch, so it is tested with
-// plain inputs (test/modules/dashboard/view-model.test.ts loads this very file in Chromium).
+// plain inputs (test/modules/dashboard/view-model.test.ts).
 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 
@@ -22,8 +22,8 @@ export function formatShare(fraction) {
 }
 
 /**
- * A usage meter from /v1/users/me: usage.credits / usage.images ({used, limit, remaining, period};
- * limit null = unlimited). Returns null when the server did not report that counter.
+ * A usage meter from /v1/users/me: usage.credits / usage.images ({used, limit, remaining, period,
+ * resetsAt}; limit null = unlimited). Returns null when the server did not report that counter.
  */
 export function meter(counter) {
   if (!counter || typeof counter.used !== "number") return null;
@@ -38,6 +38,7 @@ export function meter(counter) {
     percent,
     unlimited,
     period: periodLabel(counter.period),
+    resetsAt: counter.resetsAt ?? null,
     text: unlimited ? `${formatNumber(counter.used)} used (unlimited)` : `${formatNumber(counter.used)} of ${formatNumber(limit)} used`,
   };
 }
