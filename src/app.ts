@@ -6,6 +6,7 @@ import type { AppContext } from "./context";
 import { authPlugin } from "./http/auth";
 import { errorHandler } from "./http/error-handler";
 import { AppError } from "./http/errors";
+import { brandVoiceModule } from "./modules/brand-voice";
 import { dashboardModule } from "./modules/dashboard";
 import { docsModule } from "./modules/docs";
 import { jobsModule } from "./modules/jobs";
@@ -52,6 +53,7 @@ export function createApp(ctx: AppContext) {
       { detail: { summary: "Liveness and database check" } },
     )
     .use(jobsModule(ctx, auth))
+    .use(brandVoiceModule(ctx, auth))
     .use(usersModule(ctx, auth, sessions));
 }
 
