@@ -6,9 +6,11 @@ import type { AppContext } from "./context";
 import { authPlugin } from "./http/auth";
 import { errorHandler } from "./http/error-handler";
 import { AppError } from "./http/errors";
+import { chatModule } from "./modules/chat";
 import { brandVoiceModule } from "./modules/brand-voice";
 import { dashboardModule } from "./modules/dashboard";
 import { docsModule } from "./modules/docs";
+import { generateModule } from "./modules/generate";
 import { jobsModule } from "./modules/jobs";
 import { usersModule } from "./modules/users";
 import { createSessionAuth } from "./modules/users/session";
@@ -53,6 +55,8 @@ export function createApp(ctx: AppContext) {
       { detail: { summary: "Liveness and database check" } },
     )
     .use(jobsModule(ctx, auth))
+    .use(generateModule(ctx, auth))
+    .use(chatModule(ctx, auth))
     .use(brandVoiceModule(ctx, auth))
     .use(usersModule(ctx, auth, sessions));
 }
