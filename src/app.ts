@@ -14,6 +14,7 @@ import { generateModule } from "./modules/generate";
 import { jobsModule } from "./modules/jobs";
 import { usersModule } from "./modules/users";
 import { createSessionAuth } from "./modules/users/session";
+import { visibilityModule } from "./modules/visibility";
 
 export const VERSION = "0.1.0";
 
@@ -57,6 +58,7 @@ export function createApp(ctx: AppContext) {
     .use(jobsModule(ctx, auth))
     .use(generateModule(ctx, auth))
     .use(chatModule(ctx, auth))
+    .use(visibilityModule(ctx, auth))
     .use(brandVoiceModule(ctx, auth))
     .use(usersModule(ctx, auth, sessions));
 }

@@ -4,6 +4,7 @@ import m0001 from "../../migrations/0001_init.sql" with { type: "text" };
 import m0002 from "../../migrations/0002_jobs.sql" with { type: "text" };
 import m0004 from "../../migrations/0004_chat.sql" with { type: "text" };
 import m0005 from "../../migrations/0005_brand_voices.sql" with { type: "text" };
+import m0006 from "../../migrations/0006_visibility.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -16,4 +17,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 2, name: "0002_jobs", sql: m0002 },
   { version: 4, name: "0004_chat", sql: m0004 },
   { version: 5, name: "0005_brand_voices", sql: m0005 },
+  { version: 6, name: "0006_visibility", sql: m0006 },
 ];

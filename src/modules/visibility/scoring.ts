@@ -113,8 +113,8 @@ export function siteEntity(websiteUrl: string, title?: string | null): TrackedEn
 export function looksLikeDomain(input: string): boolean {
   const s = input.trim();
   if (/^https?:\/\//i.test(s)) return true;
-  if (/\s/.test(s) || !s.includes(".")) return false;
-  return parseDomain(s).domain !== null && parseDomain(s).isIcann === true;
+  // any dotted host, not only ICANN suffixes: "monday.com", "Node.js" and "rivalry.test" are matched as written
+  return /^[\p{L}\p{N}-]+(\.[\p{L}\p{N}-]+)*\.\p{L}{2,63}(\/\S*)?$/u.test(s);
 }
 
 /** A competitor given as a URL, a bare domain or a brand name. Returns null when it is unusable. */

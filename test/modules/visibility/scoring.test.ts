@@ -40,6 +40,8 @@ describe("tracked entities", () => {
     expect(looksLikeDomain("https://x.io/pricing")).toBe(true);
     expect(looksLikeDomain("HubSpot")).toBe(false);
     expect(looksLikeDomain("Node.js tools")).toBe(false);
+    expect(looksLikeDomain("rivalry.test")).toBe(true);
+    expect(looksLikeDomain("v2.0")).toBe(false);
     expect(competitorEntity("   ")).toBeNull();
     const list = trackedEntities("https://acme.com", ["acme.com", "https://www.globex.com", "globex.com", "Globex Corp"]);
     expect(list.map((e) => e.key)).toEqual(["self", "globex.com", "globex corp"]);
