@@ -42,3 +42,85 @@ export function meter(counter) {
     text: unlimited ? `${formatNumber(counter.used)} used (unlimited)` : `${formatNumber(counter.used)} of ${formatNumber(limit)} used`,
   };
 }
+
+// --- visibility ------------------------------------------------------------------------------
+
+const PROVIDER_LABELS = { openai: "ChatGPT (OpenAI)", anthropic: "Claude (Anthropic)", gemini: "Gemini (Google)" };
+
+export function providerLabel(family) {
+  return PROVIDER_LABELS[family] ?? family;
+}
+
+/** scores.aiVisibility.providers → table rows; a null provider gave no answer (not configured or failed). */
+export function providerRows(providers) {
+  return Object.entries(providers ?? {}).map(([family, p]) => ({
+    family,
+    label: providerLabel(family),
+    score: p ? p.score : null,
+    answered: p ? p.answered : 0,
+    failed: p ? p.failed : 0,
+    mentionRate: p ? p.mentionRate : null,
+    models: p ? p.models ?? [] : [],
+  }));
+}
+
+/** report.comparison → rows, best score first (unscored last), the analysed site flagged. */
+export function comparisonRows(comparison) {
+  const rows = (comparison ?? []).map((e) => ({
+    name: e.name,
+    domain: e.domain ?? null,
+    isSelf: !!e.isSelf,
+    score: typeof e.score === "number" ? e.score : null,
+    shareOfVoice: typeof e.shareOfVoice === "number" ? e.shareOfVoice : null,
+    mentionRate: typeof e.mentionRate === "number" ? e.mentionRate : null,
+    citationRate: typeof e.citationRate === "number" ? e.citationRate : null,
+    averagePosition: typeof e.averagePosition === "number" ? e.averagePosition : null,
+  }));
+  return rows.sort((a, b) => (b.score ?? -1) - (a.score ?? -1) || Number(b.isSelf) - Number(a.isSelf));
+}
+
+/**
+ * History points (oldest first) → uPlot-ready columns: x in unix seconds, the site's score, and one
+ * series per competitor name seen in any point (null where a report did not track it).
+ */
+export function historySeries(points) {
+  const list = (points ?? []).filter((p) => !Number.isNaN(Date.parse(p.timestamp ?? p.time)));
+  const x = list.map((p) => Math.round(Date.parse(p.timestamp ?? p.time) / 1000));
+  const names = [];
+  for (const p of list) for (const c of p.competitors ?? []) if (!names.includes(c.name)) names.push(c.name);
+  const series = [{ label: "Your site", values: list.map((p) => (typeof p.self === "number" ? p.self : p.overall)) }];
+  for (const name of names) {
+    series.push({ label: name, values: list.map((p) => (p.competitors ?? []).find((c) => c.name === name)?.score ?? null) });
+  }
+  return { x, series };
+}
+
+/** refreshMeta + plan → what the refresh button may do and the sentence under it. */
+export function refreshState(refreshMeta, plan) {
+  if (!plan || plan.refreshesPer24h === 0) {
+    return { allowed: false, text: `Refreshing is not included in the ${plan?.label ?? "current"} plan.` };
+  }
+  const limit = refreshMeta?.limitPer24h ?? plan.refreshesPer24h;
+  const remaining = refreshMeta?.remaining ?? limit;
+  return {
+    allowed: remaining > 0,
+    text: remaining > 0 ? `${remaining} of ${limit} refreshes left in the last 24 hours.` : `All ${limit} refreshes of the last 24 hours are used.`,
+  };
+}
+
+/** A job (SPEC 2.4) → a short progress sentence and whether polling is over. */
+export function jobStatus(job) {
+  const progress = Math.max(0, Math.min(100, Math.round(job?.progress ?? 0)));
+  switch (job?.state) {
+    case "completed":
+      return { done: true, ok: true, progress: 100, text: "Report ready." };
+    case "failed":
+      return { done: true, ok: false, progress, text: `The report failed: ${job.failedReason ?? "unknown reason"}` };
+    case "active":
+      return { done: false, ok: true, progress, text: `Asking the AI models… ${progress}%` };
+    case "delayed":
+      return { done: false, ok: true, progress, text: "Waiting to retry…" };
+    default:
+      return { done: false, ok: true, progress, text: "Queued…" };
+  }
+}
