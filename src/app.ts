@@ -12,6 +12,7 @@ import { dashboardModule } from "./modules/dashboard";
 import { docsModule } from "./modules/docs";
 import { generateModule } from "./modules/generate";
 import { jobsModule } from "./modules/jobs";
+import { trafficModule } from "./modules/traffic";
 import { usersModule } from "./modules/users";
 import { createSessionAuth } from "./modules/users/session";
 import { visibilityModule } from "./modules/visibility";
@@ -56,6 +57,7 @@ export function createApp(ctx: AppContext) {
       { detail: { summary: "Liveness and database check" } },
     )
     .use(jobsModule(ctx, auth))
+    .use(trafficModule(ctx, auth))
     .use(generateModule(ctx, auth))
     .use(chatModule(ctx, auth))
     .use(visibilityModule(ctx, auth))

@@ -2,6 +2,7 @@
 // Add a new file to migrations/ and one line here; never edit a migration that has shipped.
 import m0001 from "../../migrations/0001_init.sql" with { type: "text" };
 import m0002 from "../../migrations/0002_jobs.sql" with { type: "text" };
+import m0003 from "../../migrations/0003_traffic.sql" with { type: "text" };
 import m0004 from "../../migrations/0004_chat.sql" with { type: "text" };
 import m0005 from "../../migrations/0005_brand_voices.sql" with { type: "text" };
 import m0006 from "../../migrations/0006_visibility.sql" with { type: "text" };
@@ -15,6 +16,7 @@ export interface Migration {
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: "0001_init", sql: m0001 },
   { version: 2, name: "0002_jobs", sql: m0002 },
+  { version: 3, name: "0003_traffic", sql: m0003 },
   { version: 4, name: "0004_chat", sql: m0004 },
   { version: 5, name: "0005_brand_voices", sql: m0005 },
   { version: 6, name: "0006_visibility", sql: m0006 },
