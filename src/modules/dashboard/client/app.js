@@ -24,6 +24,8 @@ const accountEmail = document.getElementById("account-email");
 let me = null;
 /** aborts the work (polling, timers) of the page being left */
 let leaving = null;
+/** location.pathname of the page on screen */
+let shownPath = "";
 
 async function loadMe() {
   try {
@@ -67,6 +69,7 @@ async function render({ moveFocus }) {
   const controller = new AbortController();
   leaving = controller;
   const path = normalizePath(location.pathname);
+  shownPath = location.pathname;
   markCurrentNav(path);
 
   if (path === LOGIN_PATH) {
@@ -134,8 +137,8 @@ function renderLogin() {
       announce("Signed in");
       await navigate(safeNext(), { replace: true });
     } catch (err) {
-      const shown = err instanceof ApiError && err.errCode === "INVALID_CREDENTIALS" ? new Error("Email or password is wrong.") : err;
-      status.replaceChildren(errorBox(shown));
+      const friendly = err instanceof ApiError && err.errCode === "INVALID_CREDENTIALS" ? new Error("Email or password is wrong.") : err;
+      status.replaceChildren(errorBox(friendly));
       password.focus();
     } finally {
       submit.disabled = false;
@@ -187,14 +190,17 @@ document.getElementById("sign-out").addEventListener("click", signOut);
 document.addEventListener("click", (event) => {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
-  if (!link || link.target) return;
+  if (!link || link.target || link.getAttribute("href").startsWith("#")) return; // in-page links (skip link) stay native
   const url = new URL(link.href, location.href);
   if (url.origin !== location.origin || !url.pathname.startsWith("/app") || url.pathname.startsWith("/app/assets/")) return;
   event.preventDefault();
   void navigate(url.pathname + url.search);
 });
 
-window.addEventListener("popstate", () => void render({ moveFocus: true }));
+// fragment jumps (the skip link) fire popstate too: only a changed path is another page
+window.addEventListener("popstate", () => {
+  if (location.pathname !== shownPath) void render({ moveFocus: true });
+});
 
 loadMe()
   .then(() => render({ moveFocus: false }))

@@ -17,7 +17,7 @@ function mount(container, signal, makeOpts, data) {
 }
 
 /**
- * days: ["2026-11-01", …]; series: [{label, values}] drawn stacked (each band sits on the previous),
+ * days: ["2026-11-01", …]; series: [{label, values, color?}] drawn stacked (each band sits on the previous),
  * with the legend showing each source's own count, not the running total.
  */
 export function stackedAreaChart(container, { days, series }, signal) {
@@ -41,9 +41,10 @@ export function stackedAreaChart(container, { days, series }, signal) {
       { label: "Day", value: (_u, ts) => (ts == null ? "—" : new Date(ts * 1000).toISOString().slice(0, 10)) },
       ...series.map((s, i) => ({
         label: s.label,
-        stroke: PALETTE[i % PALETTE.length],
-        fill: `${PALETTE[i % PALETTE.length]}66`,
+        stroke: s.color ?? PALETTE[i % PALETTE.length],
+        fill: `${s.color ?? PALETTE[i % PALETTE.length]}66`,
         width: 1.5,
+        points: { show: false },
         value: (_u, _v, _si, idx) => (idx == null ? "—" : String(s.values[idx] ?? 0)),
       })),
     ],

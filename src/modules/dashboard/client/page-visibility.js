@@ -115,7 +115,7 @@ function recommendationsCard(report) {
               {},
               h(
                 "div",
-                { class: "rec-head" },
+                { class: "item-head" },
                 h("strong", {}, r.title),
                 r.impact ? h("span", { class: "badge" }, `${r.impact} impact`) : null,
                 r.difficulty ? h("span", { class: `badge difficulty-${r.difficulty}` }, `${r.difficulty} to do`) : null,

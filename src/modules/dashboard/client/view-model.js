@@ -124,3 +124,54 @@ export function jobStatus(job) {
       return { done: false, ok: true, progress, text: "Queued…" };
   }
 }
+
+// --- AI traffic ------------------------------------------------------------------------------
+
+export const TRAFFIC_DAY_CHOICES = [7, 30, 90];
+/** AI sources drawn as their own layer; the rest share one "Other AI" layer */
+export const CHART_SOURCES = 6;
+
+/** 65_000 → "1m 05s"; 0 → "0s". */
+export function formatDuration(ms) {
+  if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) return "—";
+  const total = Math.round(ms / 1000);
+  const m = Math.floor(total / 60);
+  const s = total % 60;
+  return m ? `${m}m ${String(s).padStart(2, "0")}s` : `${s}s`;
+}
+
+/**
+ * Stats (GET /v1/ai-traffic/stats) → layers for the stacked daily chart, bottom first. With a
+ * per-day breakdown by AI source (daily[].aiSources: {source: visits}) each top source is a layer;
+ * without it, AI visits form one layer. Non-AI visits are the top layer when `withOther`.
+ */
+export function trafficLayers(stats, withOther) {
+  const daily = stats?.daily ?? [];
+  const days = daily.map((d) => d.date);
+  const layers = [];
+  const bySource = daily.some((d) => d.aiSources && typeof d.aiSources === "object");
+  if (bySource) {
+    const ranked = (stats.aiSources ?? []).map((s) => s.source);
+    for (const d of daily) for (const name of Object.keys(d.aiSources ?? {})) if (!ranked.includes(name)) ranked.push(name);
+    const top = ranked.slice(0, CHART_SOURCES);
+    for (const name of top) layers.push({ label: name, values: daily.map((d) => d.aiSources?.[name] ?? 0) });
+    if (ranked.length > top.length) {
+      layers.push({
+        label: "Other AI",
+        values: daily.map((d) => Object.entries(d.aiSources ?? {}).reduce((sum, [name, v]) => (top.includes(name) ? sum : sum + v), 0)),
+      });
+    }
+  } else {
+    layers.push({ label: "AI visits", values: daily.map((d) => d.aiVisits ?? 0) });
+  }
+  if (withOther) layers.push({ label: "Other visits", values: daily.map((d) => Math.max(0, (d.visits ?? 0) - (d.aiVisits ?? 0))), other: true });
+  return { days, layers, bySource };
+}
+
+/** "{ChatGPT: 3, Perplexity: 1}" → "ChatGPT 3 · Perplexity 1", biggest first. */
+export function sourceBreakdown(sources) {
+  return Object.entries(sources ?? {})
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([name, n]) => `${name} ${formatNumber(n)}`)
+    .join(" · ");
+}
