@@ -16,6 +16,7 @@ import { trafficModule } from "./modules/traffic";
 import { usersModule } from "./modules/users";
 import { createSessionAuth } from "./modules/users/session";
 import { visibilityModule } from "./modules/visibility";
+import { assistantModule } from "./modules/assistant";
 
 export const VERSION = "0.1.0";
 
@@ -61,6 +62,7 @@ export function createApp(ctx: AppContext) {
     .use(generateModule(ctx, auth))
     .use(chatModule(ctx, auth))
     .use(visibilityModule(ctx, auth))
+    .use(assistantModule(ctx, auth))
     .use(brandVoiceModule(ctx, auth))
     .use(usersModule(ctx, auth, sessions));
 }
