@@ -15,6 +15,8 @@ import viewModelJs from "./client/view-model.js" with { type: "text" };
 
 export interface Asset {
   body: string;
+  /** gzip of body, made once at start-up */
+  gzipped: Uint8Array<ArrayBuffer>;
   contentType: string;
   /** strong validator: the browser revalidates (cache-control: no-cache) and gets a 304 */
   etag: string;
@@ -41,7 +43,7 @@ const SOURCES: Record<string, [string, string]> = {
 export const ASSETS: ReadonlyMap<string, Asset> = new Map(
   Object.entries(SOURCES).map(([name, [body, contentType]]) => [
     name,
-    { body, contentType, etag: `"${Bun.hash(body).toString(36)}"` },
+    { body, gzipped: Bun.gzipSync(body), contentType, etag: `"${Bun.hash(body).toString(36)}"` },
   ]),
 );
 

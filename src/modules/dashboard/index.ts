@@ -27,13 +27,17 @@ export function dashboardModule(version: string) {
       ({ params, request }) => {
         const asset = ASSETS.get(params.file);
         if (!asset) throw notFound("ASSET_NOT_FOUND", `no dashboard asset named ${params.file}`);
-        const headers = {
+        const headers: Record<string, string> = {
           "content-type": asset.contentType,
           "cache-control": "no-cache",
           etag: asset.etag,
+          vary: "accept-encoding",
           "x-content-type-options": "nosniff",
         };
         if (request.headers.get("if-none-match") === asset.etag) return new Response(null, { status: 304, headers });
+        if (/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) {
+          return new Response(asset.gzipped, { headers: { ...headers, "content-encoding": "gzip" } });
+        }
         return new Response(asset.body, { headers });
       },
       { params: t.Object({ file: t.String({ maxLength: 64 }) }), ...hidden },

@@ -54,6 +54,16 @@ describe("dashboard routes", () => {
     expect(await again.text()).toBe("");
   });
 
+  test("assets are gzipped for clients that accept it", async () => {
+    const plain = await (await raw("/app/assets/uPlot.iife.min.js", { "accept-encoding": "identity" })).text();
+    const res = await fetch(`${s.url}/app/assets/uPlot.iife.min.js`, { headers: { "accept-encoding": "gzip" }, decompress: false } as RequestInit);
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    expect(res.headers.get("vary")).toBe("accept-encoding");
+    const zipped = new Uint8Array(await res.arrayBuffer());
+    expect(zipped.byteLength).toBeLessThan(plain.length / 2);
+    expect(new TextDecoder().decode(Bun.gunzipSync(zipped))).toBe(plain);
+  });
+
   test("an unknown asset is a JSON 404, never the shell", async () => {
     const r = await s.call("GET", "/app/assets/nope.js");
     expect(r.status).toBe(404);
