@@ -11,6 +11,8 @@ import { NonRetryableJobError } from "../../jobs";
 import type { JobContext } from "../../jobs/types";
 import { extractReadableText } from "../../lib/html-text";
 import { safeFetch } from "../../lib/safe-fetch";
+import { assistantContextText } from "../assistant/context";
+import { buildAssistantContext } from "../assistant/service";
 import { findUsableBrandVoice, listActiveBrandVoices } from "../brand-voice/service";
 import { recentHistory, recordExchange } from "../chat/service";
 import type { Principal } from "../users/service";
@@ -70,11 +72,6 @@ function brandVoiceFor(ctx: AppContext, principal: Principal, brandVoiceId: stri
   if (!enabled) return null;
   const newest = listActiveBrandVoices(ctx.db, principal)[0];
   return newest ? findUsableBrandVoice(ctx.db, principal, newest.id) : null;
-}
-
-// Seam for src/modules/assistant: the workspace summary the chat assistant is grounded in.
-async function workspaceContextFor(_ctx: AppContext, _principal: Principal): Promise<string | null> {
-  return null;
 }
 
 /** Fetches an attached document (https, public address, text types) and returns its readable text. */
@@ -161,7 +158,7 @@ export function textJobHandler(ctx: AppContext) {
 export async function generateChat(ctx: AppContext, principal: Principal, input: ChatInput) {
   checkTextModel(ctx, principal, input.model, input.webSearch);
   const voice = brandVoiceFor(ctx, principal, input.brandVoiceId, undefined);
-  const workspaceContext = input.useWorkspaceContext === false ? null : await workspaceContextFor(ctx, principal);
+  const workspaceContext = input.useWorkspaceContext === false ? null : assistantContextText(buildAssistantContext(ctx, principal));
   const system = composeSystemPrompt({
     base: CHAT_BASE_PROMPT,
     systemPrompt: input.systemPrompt,

@@ -347,6 +347,17 @@ describe("POST /chat", () => {
     expect(system).toContain("<webpage>\nWelcome to Rosa's Flowers\n</webpage>");
   });
 
+  test("useWorkspaceContext (default true) adds the workspace summary; false leaves it out", async () => {
+    const u = await s.user("business");
+    await s.call("POST", "/v1/ai/generate/brand-voice/text", { headers: u.headers, body: { content: "Plain words.", name: "Plainspoken" } });
+    await chat(u, { text: "How am I doing?", model: "gpt-4o" });
+    expect(fake.calls[0].system).toContain("<workspace_context>");
+    expect(fake.calls[0].system).toContain("AI visibility: no report yet");
+    expect(fake.calls[0].system).toContain('"Plainspoken"');
+    await chat(u, { text: "And now?", model: "gpt-4o", useWorkspaceContext: false });
+    expect(fake.calls[1].system).not.toContain("<workspace_context>");
+  });
+
   test("webSearch with an OpenAI model answers with citations, stored on the reply block", async () => {
     const u = await s.user("business");
     fake.answer = () => ({ text: "Rosa's is cited on https://florists.example/best", citations: [{ url: "https://florists.example/best" }] });
