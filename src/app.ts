@@ -8,6 +8,7 @@ import { errorHandler } from "./http/error-handler";
 import { AppError } from "./http/errors";
 import { chatModule } from "./modules/chat";
 import { brandVoiceModule } from "./modules/brand-voice";
+import { contentModule } from "./modules/content";
 import { dashboardModule } from "./modules/dashboard";
 import { docsModule } from "./modules/docs";
 import { generateModule } from "./modules/generate";
@@ -64,6 +65,7 @@ export function createApp(ctx: AppContext) {
     .use(visibilityModule(ctx, auth))
     .use(assistantModule(ctx, auth))
     .use(brandVoiceModule(ctx, auth))
+    .use(contentModule(ctx, auth))
     .use(usersModule(ctx, auth, sessions));
 }
 
