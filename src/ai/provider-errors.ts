@@ -12,7 +12,7 @@ export type ProviderFailure =
   | { kind: "unknown"; message: string };
 
 /** The environment variables that configure a provider, for messages that tell the operator what to set. */
-export function envPrefix(provider: ProviderName): string {
+function envPrefix(provider: ProviderName): string {
   return provider.toUpperCase();
 }
 

@@ -28,7 +28,7 @@ export interface SystemPromptParts {
   webpageContext?: string | null;
 }
 
-export function clip(text: string, max: number): string {
+function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}\n[… truncated]` : text;
 }
 
