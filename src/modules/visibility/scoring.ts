@@ -215,10 +215,14 @@ function findMatches(text: string, entity: TrackedEntity): Match[] {
   return matches.sort((a, b) => a.index - b.index);
 }
 
-/** Spans of text the sentiment of a mention is read from: clauses, so "A is great but B is awful" splits. */
+/**
+ * Spans the sentiment of a mention is read from: sentences, list lines, and clauses around a
+ * contrast, so "A is great but B is awful" splits. Not commas or colons: "**Acme**: excellent for
+ * teams" must keep the brand with its verdict.
+ */
 function clauseSpans(text: string): { start: number; end: number }[] {
   const spans: { start: number; end: number }[] = [];
-  const boundary = /(?<=[.!?])\s+|\n+|[;,:]\s+|\s+(?:but|however|whereas|while|although)\s+/giu;
+  const boundary = /(?<=[.!?])\s+|\n+|;\s+|,?\s+(?:but|however|whereas|while|although)\s+/giu;
   let start = 0;
   for (const m of text.matchAll(boundary)) {
     const idx = m.index ?? 0;

@@ -113,6 +113,17 @@ function failReport(db: DB, row: Pick<ReportRow, "id">, error: string, now: numb
   });
 }
 
+/** Fewer prompts than were paid for (generated ones ran short): the difference goes back. */
+function chargeOnly(db: DB, reportId: string, cost: number): void {
+  tx(db, () => {
+    const row = db.query<Pick<ReportRow, "credits">, { id: string }>("SELECT credits FROM visibility_reports WHERE id = $id").get({ id: reportId });
+    const reservation = row?.credits ? (JSON.parse(row.credits) as Reservation) : null;
+    if (!reservation || reservation.cost <= cost) return;
+    refundUsage(db, { ...reservation, cost: reservation.cost - cost });
+    db.query("UPDATE visibility_reports SET credits = $credits WHERE id = $id").run({ id: reportId, credits: JSON.stringify({ ...reservation, cost }) });
+  });
+}
+
 /**
  * Reports whose job failed for good outside the handler (lease expired on the last attempt, job
  * pruned) or that never reached the queue: failed and refunded, so they stop counting against
@@ -393,10 +404,11 @@ async function buildReport(ctx: AppContext, job: JobContext<ReportJobData>, row:
   if (!prompts.length) {
     const want = { competitors: 0, prompts: job.data.autoPrompts };
     const model = suggestionModel(ctx);
-    let suggested: Suggestions = { competitors: [], prompts: [] };
-    if (model) suggested = await askForSuggestions(ctx, model, site, { competitors, prompts: [] }, want, job.signal).catch(() => suggested);
-    const merged = mergeSuggestions(row.website_url, { competitors: [], prompts: suggested.prompts }, { competitors: [], prompts: fallbackPrompts(site) }, { competitors: 0, prompts: want.prompts });
-    prompts = merged.prompts;
+    const none: Suggestions = { competitors: [], prompts: [] };
+    const suggested = model ? await askForSuggestions(ctx, model, site, { competitors, prompts: [] }, want, job.signal).catch(() => none) : none;
+    // the model's questions first; generic ones fill up to the count the report was charged for
+    prompts = mergeSuggestions(row.website_url, suggested, { competitors: [], prompts: fallbackPrompts(site) }, want).prompts;
+    chargeOnly(ctx.db, row.id, prompts.length * CREDITS_PER_PROMPT);
   }
   job.updateProgress(10);
   const entities = trackedEntities(row.website_url, competitors, site.title);

@@ -96,6 +96,32 @@ describe("POST /seo-site-report/prefill", () => {
   });
 });
 
+describe("a report without prompts", () => {
+  test("the job writes them (model first, generic ones fill up), stores them, and charges only what it asked", async () => {
+    const u = await s.user("business");
+    const r = await s.call("POST", "/v1/ai/generate/seo-site-report", { body: { websiteurl: "https://allsite.test" }, headers: u.headers });
+    expect(r.status).toBe(202);
+    const credits = () =>
+      s.ctx.db.query<{ used: number }, [string]>("SELECT coalesce(sum(used), 0) AS used FROM usage_counters WHERE workspace_id = ?").get(u.workspaceId)!.used;
+    expect(credits()).toBe(5);
+    for (let i = 0; i < 400; i++) {
+      const j = await s.call("GET", `/v1/ai/generate/job/${r.body.jobId}`, { headers: u.headers });
+      if (j.body.state === "completed") break;
+      await Bun.sleep(25);
+    }
+    const rep = (await s.call("GET", "/v1/ai/generate/seo-site-report", { headers: u.headers })).body;
+    // two from the model, two generic ones about the domain (the site itself could not be fetched)
+    expect(rep.input.prompts).toEqual([
+      "Which analytics tool is best for small teams?",
+      "How do I measure product usage?",
+      "What are the best alternatives to allsite.test?",
+      "Is allsite.test a good choice, and what are its competitors?",
+    ]);
+    expect(rep.report.totals.calls).toBe(12);
+    expect(credits()).toBe(4);
+  });
+});
+
 describe("scheduled refresh", () => {
   const put = (u: TestUser, body: unknown) => s.call("PUT", "/v1/ai/generate/seo-site-report/schedule", { body, headers: u.headers });
 

@@ -95,6 +95,7 @@ describe("analyzeAnswer", () => {
     expect(m.find((x) => x.entity === "self")!.sentiment).toBeGreaterThan(0);
     expect(m.find((x) => x.entity === "globex.com")!.sentiment).toBeLessThan(0);
     expect(self("Acme is a company.")!.sentiment).toBe(0);
+    expect(self("1. **Acme**: excellent and reliable.\n2. **Globex**: awful.")!.sentiment).toBeGreaterThan(0);
   });
 
   test("the value of an answer rewards position and citation", () => {
