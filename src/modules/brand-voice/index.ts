@@ -4,6 +4,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../http/auth";
+import type { Principal } from "../users/service";
 import { fileBody, textBody, updateBody, voiceParams, websiteBody } from "./model";
 import { setUpBrandVoiceRefresh } from "./refresh";
 import {
@@ -21,13 +22,29 @@ const tags = ["brand voice"];
 export function brandVoiceModule(ctx: AppContext, auth: AuthPlugin) {
   setUpBrandVoiceRefresh(ctx);
 
-  const createFromWebsite = {
-    auth: "api" as const,
-    body: websiteBody,
-    detail: { summary: "Create a brand voice from a website page (https); 201 with message and data" },
+  // shared by the canonical routes and their chat aliases
+  const fromWebsite = {
+    handler: async ({ principal, body, set }: { principal: Principal; body: typeof websiteBody.static; set: { status?: number | string } }) => {
+      const data = await createVoiceFromWebsite(ctx, principal, body);
+      set.status = 201;
+      return { message: "Brand voice created from website", data };
+    },
+    options: { auth: "api" as const, body: websiteBody, detail: { summary: "Create a brand voice from a website page (https); 201 with message and data" } },
   };
-  const update = { auth: "api" as const, params: voiceParams, body: updateBody, detail: { summary: "Update a brand voice's name, content, url or fetchInterval" } };
-  const remove = { auth: "api" as const, params: voiceParams, detail: { summary: "Soft-delete a brand voice (isActive=false)" } };
+  const update = {
+    handler: ({ principal, params, body }: { principal: Principal; params: { id: string }; body: typeof updateBody.static }) => ({
+      message: "Brand voice updated",
+      data: updateBrandVoice(ctx, principal, params.id, body),
+    }),
+    options: { auth: "api" as const, params: voiceParams, body: updateBody, detail: { summary: "Update a brand voice's name, content, url or fetchInterval" } },
+  };
+  const remove = {
+    handler: ({ principal, params }: { principal: Principal; params: { id: string } }) => {
+      deleteBrandVoice(ctx, principal, params.id);
+      return { message: "Brand voice deleted" };
+    },
+    options: { auth: "api" as const, params: voiceParams, detail: { summary: "Soft-delete a brand voice (isActive=false)" } },
+  };
 
   const management = new Elysia({ prefix: "/v1/ai/brand-voice", tags })
     .use(auth)
@@ -40,27 +57,12 @@ export function brandVoiceModule(ctx: AppContext, auth: AuthPlugin) {
       params: voiceParams,
       detail: { summary: "One brand voice with its full content" },
     })
-    .put("/:id", ({ principal, params, body }) => ({ message: "Brand voice updated", data: updateBrandVoice(ctx, principal, params.id, body) }), update)
-    .delete(
-      "/:id",
-      ({ principal, params }) => {
-        deleteBrandVoice(ctx, principal, params.id);
-        return { message: "Brand voice deleted" };
-      },
-      remove,
-    );
+    .put("/:id", update.handler, update.options)
+    .delete("/:id", remove.handler, remove.options);
 
   const creation = new Elysia({ prefix: "/v1/ai/generate/brand-voice", tags })
     .use(auth)
-    .post(
-      "/website",
-      async ({ principal, body, set }) => {
-        const data = await createVoiceFromWebsite(ctx, principal, body);
-        set.status = 201;
-        return { message: "Brand voice created from website", data };
-      },
-      createFromWebsite,
-    )
+    .post("/website", fromWebsite.handler, fromWebsite.options)
     .post(
       "/text",
       ({ principal, body, set }) => {
@@ -82,24 +84,9 @@ export function brandVoiceModule(ctx: AppContext, auth: AuthPlugin) {
 
   const chatAliases = new Elysia({ prefix: "/v1/ai/chat", tags })
     .use(auth)
-    .post(
-      "/brand-voice",
-      async ({ principal, body, set }) => {
-        const data = await createVoiceFromWebsite(ctx, principal, body);
-        set.status = 201;
-        return { message: "Brand voice created from website", data };
-      },
-      createFromWebsite,
-    )
-    .put("/brandVoices/:id", ({ principal, params, body }) => ({ message: "Brand voice updated", data: updateBrandVoice(ctx, principal, params.id, body) }), update)
-    .delete(
-      "/brandVoices/:id",
-      ({ principal, params }) => {
-        deleteBrandVoice(ctx, principal, params.id);
-        return { message: "Brand voice deleted" };
-      },
-      remove,
-    );
+    .post("/brand-voice", fromWebsite.handler, fromWebsite.options)
+    .put("/brandVoices/:id", update.handler, update.options)
+    .delete("/brandVoices/:id", remove.handler, remove.options);
 
   return new Elysia().use(management).use(creation).use(chatAliases);
 }

@@ -5,8 +5,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../http/auth";
 import { blogImagesBody, improveSimpleBody, improveValidationBody, seoScoreBody } from "./model";
+import { scoreSeo } from "./seo-score";
 import {
-  calculateSeoScore,
   enqueueBlogImages,
   enqueueImproveWithValidation,
   improveContentSimple,
@@ -19,7 +19,7 @@ export function contentModule(ctx: AppContext, auth: AuthPlugin) {
 
   return new Elysia({ prefix: "/v1/ai/generate", tags: ["content"] })
     .use(auth)
-    .post("/calculate-seo-score", ({ body }) => ({ message: "SEO score calculated", ...calculateSeoScore(body) }), {
+    .post("/calculate-seo-score", ({ body }) => ({ message: "SEO score calculated", ...scoreSeo(body) }), {
       auth: "api",
       body: seoScoreBody,
       detail: { summary: "Deterministic SEO score with sub-scores and suggestions (no AI, no credit)" },

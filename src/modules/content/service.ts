@@ -13,7 +13,7 @@ import { getUser, type Principal, principalFor } from "../users/service";
 import { planBlogImages, placeImages } from "./image-plan";
 import { BLOG_IMAGE_DEFAULTS, DEFAULT_METRIC_TYPE, VALIDATION_DEFAULTS } from "./model";
 import { cleanModelOutput, IMPROVE_SYSTEM_PROMPT, improveUserPrompt } from "./prompts";
-import { type SeoInput, type SeoReport, scoreSeo } from "./seo-score";
+import { type SeoReport, scoreSeo } from "./seo-score";
 
 export const IMPROVE_VALIDATION_JOB = "improve_content_with_validation";
 export const BLOG_IMAGES_JOB = "process_blog_post_with_images";
@@ -44,10 +44,6 @@ export interface BlogImagesInput {
 
 /** The parts of an SEO report returned by the improvement tools for "before" and "after". */
 const summary = (r: SeoReport) => ({ score: r.score, grade: r.grade, keywords: r.keywords, metrics: r.metrics, suggestions: r.suggestions });
-
-export function calculateSeoScore(input: SeoInput): SeoReport {
-  return scoreSeo(input);
-}
 
 /** The text model to use (default AIVIS_DEFAULT_MODEL), checked for plan and configuration before any credit moves. */
 function usableTextModel(ctx: AppContext, principal: Principal, requested: string | undefined): string {
