@@ -5,8 +5,7 @@ import pLimit from "p-limit";
 import type { ProviderFamily } from "../../ai/types";
 import { refundUsage, reserveCredits, type Reservation, withCredits } from "../../ai/credits";
 import type { AppContext } from "../../context";
-import { tx } from "../../db";
-import type { DB } from "../../db";
+import { type DB, tx } from "../../db";
 import { AppError, badRequest, forbidden, tooMany } from "../../http/errors";
 import { NonRetryableJobError } from "../../jobs";
 import type { JobContext } from "../../jobs/types";
@@ -276,37 +275,27 @@ export function requestReport(ctx: AppContext, principal: Principal, body: Repor
     prompts = checkPrompts(prompts, plan);
     const promptCount = prompts.length || Math.min(AUTO_PROMPTS, plan.promptsPerReport);
     const reservation = reserveCredits(ctx, principal, promptCount * CREDITS_PER_PROMPT);
-    const r: ReportRow = {
-      id: newId(now),
-      workspace_id: principal.workspaceId,
-      requested_by: principal.userId,
-      job_id: null,
-      trigger: trigger === "scheduled" ? "scheduled" : refresh ? "refresh" : "new",
-      status: "queued",
-      website_url: url,
-      competitors: JSON.stringify(competitors),
-      prompts: JSON.stringify(prompts),
-      refresh_count: refreshCount,
-      credits: JSON.stringify(reservation),
-      score: null,
-      result: null,
-      error: null,
-      created_at: now,
-      started_at: null,
-      finished_at: null,
-    };
+    const id = newId(now);
     ctx.db
       .query(
         `INSERT INTO visibility_reports (id, workspace_id, requested_by, trigger, status, website_url, competitors, prompts, refresh_count, credits, created_at)
-         VALUES ($id, $workspace_id, $requested_by, $trigger, 'queued', $website_url, $competitors, $prompts, $refresh_count, $credits, $created_at)`,
+         VALUES ($id, $ws, $user, $trigger, 'queued', $url, $competitors, $prompts, $refresh_count, $credits, $now)`,
       )
       .run({
-        id: r.id, workspace_id: r.workspace_id, requested_by: r.requested_by, trigger: r.trigger, website_url: r.website_url,
-        competitors: r.competitors, prompts: r.prompts, refresh_count: r.refresh_count, credits: r.credits, created_at: r.created_at,
+        id,
+        ws: principal.workspaceId,
+        user: principal.userId,
+        trigger: trigger === "scheduled" ? "scheduled" : refresh ? "refresh" : "new",
+        url,
+        competitors: JSON.stringify(competitors),
+        prompts: JSON.stringify(prompts),
+        refresh_count: refreshCount,
+        credits: JSON.stringify(reservation),
+        now,
       });
     // the traffic feature's /sites/ensure creates the tracking site from this
     ctx.db.query("UPDATE workspaces SET website_url = $url WHERE id = $id").run({ url, id: principal.workspaceId });
-    return { ...r, autoPrompts: promptCount };
+    return { id, autoPrompts: promptCount };
   });
 
   let jobId: string;
