@@ -31,8 +31,18 @@ export function sentences(block: string): string[] {
 }
 
 export function syllableCount(tokens: string[]): number {
+  // `syllable` dominates scoring time on long texts; words repeat, so count each distinct one once
+  const seen = new Map<string, number>();
   let total = 0;
-  for (const w of tokens) total += /^\d/.test(w) ? 1 : Math.max(1, syllable(w));
+  for (const token of tokens) {
+    const w = token.toLowerCase();
+    let n = seen.get(w);
+    if (n === undefined) {
+      n = /^\d/.test(w) ? 1 : Math.max(1, syllable(w));
+      seen.set(w, n);
+    }
+    total += n;
+  }
   return total;
 }
 
