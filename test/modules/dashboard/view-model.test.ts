@@ -42,6 +42,9 @@ describe("usage meters", () => {
     expect(vm.formatNumber(1234567)).toBe("1,234,567");
     expect(vm.formatNumber(Number.NaN)).toBe("—");
     expect(vm.periodLabel("weird")).toBe("weird");
+    expect(vm.formatDate(null)).toBe("—");
+    expect(vm.formatDate("not a date")).toBe("not a date");
+    expect(vm.formatDate("2026-11-23T10:00:00.000Z")).toContain("2026");
   });
 });
 

@@ -52,7 +52,7 @@ function markCurrentNav(path) {
   }
 }
 
-export function navigate(href, { replace = false } = {}) {
+function navigate(href, { replace = false } = {}) {
   if (replace) history.replaceState(null, "", href);
   else history.pushState(null, "", href);
   return render({ moveFocus: true });
@@ -86,7 +86,7 @@ async function render({ moveFocus }) {
     } else {
       document.title = `${page.title} · aivis`;
       try {
-        await page.render(main, { me, signal: controller.signal, navigate, reloadMe: loadMe });
+        await page.render(main, { me, signal: controller.signal });
       } catch (err) {
         if (controller.signal.aborted) return;
         if (err instanceof ApiError && err.status === 401) {
@@ -103,7 +103,7 @@ async function render({ moveFocus }) {
 function safeNext() {
   const next = new URLSearchParams(location.search).get("next") ?? "/app";
   // only our own pages: never an open redirect to another site
-  return next.startsWith("/app") && !next.startsWith("//") ? next : "/app";
+  return next.startsWith("/app") ? next : "/app";
 }
 
 function renderLogin() {

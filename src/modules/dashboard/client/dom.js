@@ -70,20 +70,6 @@ export function errorBox(err) {
   return h("p", { class: "error", role: "alert", "data-errcode": err?.errCode }, message);
 }
 
-export function formatDate(iso) {
-  if (!iso) return "—";
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return String(iso);
-  return d.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
-}
-
-export function formatDateTime(iso) {
-  if (!iso) return "—";
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return String(iso);
-  return d.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
-}
-
 /** A page's heading; focusable so route changes can move focus to it. */
 export function pageTitle(text, lead) {
   return [h("h1", { tabindex: "-1" }, text), lead ? h("p", { class: "lead" }, lead) : null];

@@ -1,7 +1,8 @@
 // API key (SPEC 4.7): metadata of the current key, generate or rotate (the secret is shown once
 // with a copy button), and revoke after an inline confirmation.
 import { api } from "./api.js";
-import { announce, copyButton, errorBox, fill, formatDate, formatDateTime, h, pageTitle } from "./dom.js";
+import { announce, copyButton, errorBox, fill, h, pageTitle } from "./dom.js";
+import { formatDate, formatDateTime } from "./view-model.js";
 
 function metadataList(key) {
   const row = (term, ...value) => [h("dt", {}, term), h("dd", {}, ...value)];

@@ -1,7 +1,7 @@
 // Overview: the plan and what has been used of it this period (credits, images), and where to go next.
 import { api } from "./api.js";
-import { fill, formatDate, h, pageTitle } from "./dom.js";
-import { formatNumber, meter } from "./view-model.js";
+import { fill, h, pageTitle } from "./dom.js";
+import { formatDate, formatNumber, meter } from "./view-model.js";
 
 function usageCard(id, title, counter, fallbackLimit, unit) {
   const m = meter(counter);
@@ -24,6 +24,7 @@ function usageCard(id, title, counter, fallbackLimit, unit) {
 export default {
   title: "Overview",
   async render(main, { signal }) {
+    // fetched again rather than taken from the shell's copy: usage changes while the tab is open
     const me = await api("GET", "/v1/users/me");
     if (signal.aborted) return;
     const plan = me.plan;

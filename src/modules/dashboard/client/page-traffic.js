@@ -3,8 +3,8 @@
 // and the top AI landing pages. Site and window live in the URL query, so reloads keep them.
 import { api } from "./api.js";
 import { PALETTE, stackedAreaChart } from "./charts.js";
-import { announce, copyButton, errorBox, fill, formatDate, h, pageTitle } from "./dom.js";
-import { formatDuration, formatNumber, formatShare, sourceBreakdown, TRAFFIC_DAY_CHOICES, trafficLayers } from "./view-model.js";
+import { announce, copyButton, errorBox, fill, h, pageTitle } from "./dom.js";
+import { formatDate, formatDuration, formatNumber, formatShare, sourceBreakdown, TRAFFIC_DAY_CHOICES, trafficLayers } from "./view-model.js";
 
 const BASE = "/v1/ai-traffic";
 
@@ -93,14 +93,16 @@ function chartSection(stats, signal) {
   const holder = h("div");
   let chartAbort = null;
 
+  signal.addEventListener("abort", () => chartAbort?.abort());
+
   function draw() {
     chartAbort?.abort();
     chartAbort = new AbortController();
-    signal.addEventListener("abort", () => chartAbort.abort(), { once: true });
     const { days, layers, bySource } = trafficLayers(stats, toggle.checked);
     const total = layers.reduce((n, l) => n + l.values.reduce((a, b) => a + b, 0), 0);
     if (!total) {
-      holder.replaceChildren(h("p", { class: "chart-empty" }, "No visits in this period yet. Install the snippet, then come back."));
+      const empty = toggle.checked ? "No visits in this period yet. Install the snippet, then come back." : "No AI visits in this period.";
+      holder.replaceChildren(h("p", { class: "chart-empty" }, empty));
       return;
     }
     const chart = h("div", { class: "chart", "aria-hidden": "true" });
@@ -189,35 +191,34 @@ function landingTable(stats) {
   );
 }
 
+function sitePicker(sites, current, onChange) {
+  const select = h("select", { id: "site-select" }, sites.map((s) => h("option", { value: s.siteKey, selected: s.siteKey === current.siteKey }, s.name)));
+  select.addEventListener("change", () => onChange(sites.find((s) => s.siteKey === select.value)));
+  return h("div", { class: "field" }, h("label", { for: "site-select" }, "Site"), select);
+}
+
 export default {
   title: "AI traffic",
   async render(main, { signal }) {
     let { sites } = await api("GET", `${BASE}/sites`);
-    let needsDomain = false;
     if (!sites.length) {
       // SPEC 4.5 ensure: a site from the website the workspace already gave (e.g. a visibility report)
       const ensured = await api("POST", `${BASE}/sites/ensure`);
       if (ensured.site) sites = [ensured.site];
-      else needsDomain = true;
     }
     if (signal.aborted) return;
     const query = readQuery();
     let site = sites.find((s) => s.siteKey === query.site) ?? sites[0] ?? null;
     let days = query.days;
+    /** aborts the charts of the stats on screen when other stats replace them or the page is left */
     let statsAbort = null;
-
-    const sitesList = h("ul", { class: "sites" });
+    signal.addEventListener("abort", () => statsAbort?.abort());
     const statsSlot = h("div", { id: "traffic-stats" });
-
-    function drawSites() {
-      sitesList.replaceChildren(...sites.map(siteCard));
-    }
 
     async function loadStats() {
       statsAbort?.abort();
       statsAbort = new AbortController();
       const local = statsAbort.signal;
-      signal.addEventListener("abort", () => statsAbort.abort(), { once: true });
       if (!site) {
         statsSlot.replaceChildren();
         return;
@@ -236,30 +237,21 @@ export default {
       }
       if (local.aborted) return;
       const t = stats.totals;
-      const picker =
-        sites.length > 1
-          ? (() => {
-              const select = h("select", { id: "site-select" }, sites.map((s) => h("option", { value: s.siteKey, selected: s.siteKey === site.siteKey }, s.name)));
-              select.addEventListener("change", () => {
-                site = sites.find((s) => s.siteKey === select.value);
-                void loadStats();
-              });
-              return h("div", { class: "field" }, h("label", { for: "site-select" }, "Site"), select);
-            })()
-          : null;
+      const chooseSite = (chosen) => {
+        site = chosen;
+        void loadStats();
+      };
+      const chooseDays = async (d) => {
+        days = d;
+        await loadStats();
+        statsSlot.querySelector(`#days input[value="${d}"]`)?.focus();
+        announce(`Showing the last ${d} days`);
+      };
       fill(
         statsSlot,
         h("h2", { class: "section-title" }, `${site.name}: last ${days} days`),
         h("p", { class: "muted hint-line" }, `${formatDate(stats.range?.from)} – ${formatDate(stats.range?.to)} (UTC)`),
-        h(
-          "div",
-          { class: "toolbar" },
-          picker,
-          daysPicker(days, (d) => {
-            days = d;
-            void loadStats().then(() => statsSlot.querySelector(`#days input[value="${d}"]`)?.focus());
-          }),
-        ),
+        h("div", { class: "toolbar" }, sites.length > 1 ? sitePicker(sites, site, chooseSite) : null, daysPicker(days, chooseDays)),
         h(
           "div",
           { class: "grid stats" },
@@ -270,33 +262,32 @@ export default {
         chartSection(stats, local),
         h("div", { class: "grid" }, sourcesTable(stats), landingTable(stats)),
       );
-      announce(`Showing the last ${days} days`);
+    }
+
+    function drawPage() {
+      fill(
+        main,
+        ...pageTitle("AI traffic", "Visits that AI assistants send to your sites."),
+        sites.length
+          ? h("section", { class: "card", id: "sites", "aria-labelledby": "sites-title" }, h("h2", { id: "sites-title" }, "Sites"), h("ul", { class: "sites" }, sites.map(siteCard)))
+          : null,
+        addSiteForm(added, !sites.length),
+        statsSlot,
+      );
     }
 
     async function added(created) {
       const known = sites.some((s) => s.id === created.id);
       if (!known) sites = [...sites, created];
       site = created;
-      drawSites();
-      fill(main, ...pageTitle("AI traffic", "Visits that AI assistants send to your sites."), sitesCard(), statsSlot);
+      drawPage();
       announce(known ? `${created.domain} was already tracked` : `Site ${created.name} added. Copy its snippet.`);
       main.querySelector(`[data-site-key="${created.siteKey}"] button.copy`)?.focus();
       await loadStats();
     }
 
-    function sitesCard() {
-      return [
-        sites.length
-          ? h("section", { class: "card", id: "sites", "aria-labelledby": "sites-title" }, h("h2", { id: "sites-title" }, "Sites"), sitesList)
-          : null,
-        addSiteForm(added, !sites.length),
-      ];
-    }
-
-    drawSites();
     await loadStats();
     if (signal.aborted) return;
-    fill(main, ...pageTitle("AI traffic", "Visits that AI assistants send to your sites."), sitesCard(), statsSlot);
-    if (needsDomain) main.querySelector("#site-domain")?.focus();
+    drawPage();
   },
 };

@@ -3,8 +3,8 @@
 // when there is none. Report jobs show their progress and the page updates when they finish.
 import { api, ApiError } from "./api.js";
 import { lineChart } from "./charts.js";
-import { announce, errorBox, fill, formatDate, formatDateTime, h, pageTitle } from "./dom.js";
-import { comparisonRows, formatShare, historySeries, jobStatus, providerLabel, providerRows, refreshState } from "./view-model.js";
+import { announce, errorBox, fill, h, pageTitle } from "./dom.js";
+import { comparisonRows, formatDateTime, formatShare, historySeries, jobStatus, providerLabel, providerRows, refreshState } from "./view-model.js";
 
 const REPORT = "/v1/ai/generate/seo-site-report";
 const POLL_MS = 1000;
@@ -245,6 +245,9 @@ export default {
     const jobSlot = h("div", { id: "report-job" });
     const content = h("div", { id: "report-content" });
     let polling = false;
+    /** destroys the charts of the report on screen when it is redrawn or the page is left */
+    let drawn = null;
+    signal.addEventListener("abort", () => drawn?.abort());
 
     async function load() {
       const [report, history] = await Promise.all([api("GET", REPORT), api("GET", `${REPORT}/history`)]);
@@ -254,11 +257,13 @@ export default {
         fill(content, polling ? null : firstReportForm(me, start));
         return;
       }
+      drawn?.abort();
+      drawn = new AbortController();
       fill(
         content,
         h("div", { class: "grid" }, scoreCard(report), providersCard(report)),
         comparisonCard(report),
-        historyCard(history.points ?? [], signal),
+        historyCard(history.points ?? [], drawn.signal),
         recommendationsCard(report),
         promptsCard(report),
       );

@@ -15,6 +15,22 @@ export function formatNumber(n) {
   return typeof n === "number" && Number.isFinite(n) ? n.toLocaleString("en-US") : "—";
 }
 
+/** ISO time → "Nov 23, 2026" in the browser's locale; "—" when absent. */
+export function formatDate(iso) {
+  if (!iso) return "—";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  return d.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+}
+
+/** ISO time → date and hour:minute in the browser's locale. */
+export function formatDateTime(iso) {
+  if (!iso) return "—";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  return d.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+}
+
 /** 0.4236 → "42.4%" (share given as a fraction 0..1). */
 export function formatShare(fraction) {
   if (typeof fraction !== "number" || !Number.isFinite(fraction)) return "—";
