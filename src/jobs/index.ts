@@ -42,14 +42,13 @@ export function createJobQueue(db: DB, clock: Clock, log: Logger, config: Config
       const now = clock.now();
       const settings = jobSettings(queue, name, opts);
       const jobId = enqueueJob(db, now, { queue, name, workspaceId, data, settings });
-      worker.wake(now + settings.delayMs);
+      worker.wake(queue, now + settings.delayMs);
       return { jobId };
     },
     register(name, handler) {
       if (name.length === 0 || name.length > MAX_JOB_NAME_LENGTH) throw new RangeError(`job name must be 1 to ${MAX_JOB_NAME_LENGTH} characters`);
       if (handlers.has(name)) throw new Error(`a handler for job name "${name}" is already registered`);
       handlers.set(name, handler as JobHandler);
-      worker.wake();
     },
     get(jobId, workspaceId) {
       const row = findJob(db, jobId, workspaceId);

@@ -13,7 +13,7 @@ import {
   completeJob,
   failJob,
   fenceOf,
-  type JobRow,
+  type ClaimedJob,
   recoverExpiredLeases,
   renewLeases,
   setJobProgress,
@@ -26,13 +26,13 @@ export interface Worker {
   /** the lease owner id this worker writes into the rows it claims */
   readonly id: string;
   start(): void;
-  /** look for work now (called on enqueue), or at `at` when that is sooner than the next poll */
-  wake(at?: number): void;
+  /** a job was enqueued on `queue`, due at `at`: claim it now, or by then if that is before the next poll */
+  wake(queue: QueueName, at: number): void;
   /** stop claiming; wait for running handlers up to the grace period, then abort them */
   stop(): Promise<void>;
 }
 
-type Outcome = { job: JobRow; at: number } & ({ ok: true; resultJson: string } | { ok: false; error: unknown });
+type Outcome = { job: ClaimedJob; at: number } & ({ ok: true; resultJson: string } | { ok: false; error: unknown });
 
 export function createWorker(deps: {
   db: DB;
@@ -42,7 +42,8 @@ export function createWorker(deps: {
   handlers: ReadonlyMap<string, JobHandler>;
 }): Worker {
   const { db, clock, log, settings, handlers } = deps;
-  const id = `${hostname()}:${process.pid}:${randomToken(6)}`;
+  // short: it is written into every row the worker claims; start() logs the host and pid it stands for
+  const id = randomToken(6);
   // an idle worker still sweeps at least this often (and at every poll when the lease is short)
   const sweepEveryMs = Math.max(settings.pollMs, Math.floor(settings.leaseMs / 2));
 
@@ -53,6 +54,9 @@ export function createWorker(deps: {
   let pollTimer: Timer | undefined;
   let timerAt = Infinity;
   let nextDueAt = Infinity; // earliest known run_at of a delayed job, so a retry does not wait for the poll
+  // queues that may hold due jobs: set by enqueue here and by every poll (other processes, delays
+  // running out), cleared when a claim comes back short, so idle queues cost no query
+  const maybeDue = new Set<QueueName>(QUEUE_NAMES);
   let renewTimer: Timer | undefined;
   let lastSweepAt = -Infinity;
   let outcomes: Outcome[] = [];
@@ -77,15 +81,16 @@ export function createWorker(deps: {
     const fields = { jobId: job.id, name: job.name, attempt: next.attemptsMade, error: reason };
     if (next.state === "failed") return log("error", "job failed", fields);
     nextDueAt = Math.min(nextDueAt, next.runAt);
+    armTimer(next.runAt);
     log("warn", "job attempt failed; retrying after backoff", { ...fields, retryAt: next.runAt });
   }
 
-  function leaseLost(job: JobRow) {
+  function leaseLost(job: ClaimedJob) {
     log("warn", "job outcome dropped: its lease expired and the job was recovered", { jobId: job.id, name: job.name });
   }
 
   /** Commits finished outcomes; when still accepting, sweeps when due and claims into free slots. */
-  function commitAndClaim(): JobRow[] {
+  function commitAndClaim(): ClaimedJob[] {
     const batch = outcomes;
     outcomes = [];
     const now = clock.now();
@@ -98,10 +103,13 @@ export function createWorker(deps: {
           const recovered = recoverExpiredLeases(db, now);
           if (recovered.length) log("warn", "recovered jobs with expired leases", { jobs: recovered });
         }
-        const claimed: JobRow[] = [];
-        for (const queue of QUEUE_NAMES) {
+        const claimed: ClaimedJob[] = [];
+        for (const queue of maybeDue) {
           const free = settings.concurrency - activePerQueue[queue];
-          if (free > 0) claimed.push(...claimJobs(db, now, queue, id, settings.leaseMs, free));
+          if (free === 0) continue;
+          const jobs = claimJobs(db, now, queue, id, settings.leaseMs, free);
+          if (jobs.length < free) maybeDue.delete(queue);
+          claimed.push(...jobs);
         }
         return claimed;
       });
@@ -115,12 +123,17 @@ export function createWorker(deps: {
 
   function pump() {
     pumpQueued = false;
-    if (!accepting) return;
-    for (const job of commitAndClaim()) runJob(job);
-    const now = clock.now();
-    if (nextDueAt <= now) nextDueAt = Infinity; // this pump claimed it (or it waits for a free slot)
-    clearTimeout(pollTimer);
+    if (accepting) for (const job of commitAndClaim()) runJob(job);
+  }
+
+  /** The poll, or an earlier known due time: look at every queue. */
+  function onTimer() {
+    pollTimer = undefined;
     timerAt = Infinity;
+    const now = clock.now();
+    if (nextDueAt <= now) nextDueAt = Infinity;
+    for (const queue of QUEUE_NAMES) maybeDue.add(queue);
+    schedulePump();
     armTimer(Math.min(now + settings.pollMs, nextDueAt));
   }
 
@@ -128,19 +141,19 @@ export function createWorker(deps: {
     if (!accepting || at >= timerAt) return;
     clearTimeout(pollTimer);
     timerAt = at;
-    pollTimer = setTimeout(() => {
-      timerAt = Infinity;
-      schedulePump();
-    }, Math.max(0, at - clock.now()));
+    pollTimer = setTimeout(onTimer, Math.max(0, at - clock.now()));
   }
 
-  function wake(at?: number) {
-    if (at === undefined || at <= clock.now()) return schedulePump();
-    nextDueAt = Math.min(nextDueAt, at);
-    armTimer(at);
+  function wake(queue: QueueName, at: number) {
+    if (at > clock.now()) {
+      nextDueAt = Math.min(nextDueAt, at);
+      return armTimer(at);
+    }
+    maybeDue.add(queue);
+    schedulePump();
   }
 
-  function runJob(job: JobRow) {
+  function runJob(job: ClaimedJob) {
     activePerQueue[job.queue]++;
     const gen = generation;
     const fence = fenceOf(job);
@@ -167,7 +180,7 @@ export function createWorker(deps: {
     running.set(done, job.id);
   }
 
-  async function attempt(job: JobRow, context: JobContext): Promise<Outcome> {
+  async function attempt(job: ClaimedJob, context: JobContext): Promise<Outcome> {
     try {
       const handler = handlers.get(job.name);
       if (!handler) throw new NonRetryableJobError(`no handler is registered for job name "${job.name}"`);
@@ -193,15 +206,19 @@ export function createWorker(deps: {
       if (accepting) return;
       accepting = true;
       abort = new AbortController();
+      log("info", "job worker started", { workerId: id, host: hostname(), pid: process.pid, ...settings });
       // renew well before expiry so one slow tick cannot cost a lease
       renewTimer = setInterval(renew, Math.max(50, Math.floor(settings.leaseMs / 3)));
+      for (const queue of QUEUE_NAMES) maybeDue.add(queue);
       schedulePump();
+      armTimer(clock.now() + settings.pollMs);
     },
     wake,
     async stop() {
       if (!accepting) return;
       accepting = false;
       clearTimeout(pollTimer);
+      timerAt = Infinity;
       if (running.size > 0) {
         let graceTimer: Timer | undefined;
         const graceOver = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, settings.shutdownGraceMs)));

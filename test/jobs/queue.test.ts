@@ -60,8 +60,11 @@ describe("claim", () => {
     const high = add({ priority: 10 }, "aiQueue", T0 + 1);
     const low2 = add({}, "aiQueue", T0 + 2);
     const claimed = claimJobs(h.db, T0 + 10, "aiQueue", "w1", LEASE, 2);
-    expect(claimed.map((j) => j.id)).toEqual([high, low]);
-    for (const j of claimed) expect(j).toMatchObject({ state: "active", lease_owner: "w1", lease_expires_at: T0 + 10 + LEASE, processed_at: T0 + 10 });
+    expect(claimed.map((j) => j.id).sort()).toEqual([low, high]); // ids sort by age: low is older
+    for (const j of claimed) {
+      expect(j).toMatchObject({ lease_owner: "w1", lease_expires_at: T0 + 10 + LEASE, processed_at: T0 + 10, attempts_made: 0 });
+      expect(row(j.id).state).toBe("active");
+    }
     expect(row(low2).state).toBe("waiting");
   });
   test("only the asked queue", () => {
