@@ -18,7 +18,7 @@ import {
   renewLeases,
   setJobProgress,
 } from "./queue";
-import { type JobContext, type JobHandler, QUEUE_NAMES, type QueueName } from "./types";
+import { type JobHandler, QUEUE_NAMES, type QueueName } from "./types";
 
 export type WorkerSettings = Pick<Config["worker"], "pollMs" | "concurrency" | "leaseMs" | "shutdownGraceMs">;
 
@@ -156,21 +156,7 @@ export function createWorker(deps: {
   function runJob(job: ClaimedJob) {
     activePerQueue[job.queue]++;
     const gen = generation;
-    const fence = fenceOf(job);
-    const context: JobContext = {
-      id: job.id,
-      name: job.name,
-      queue: job.queue,
-      workspaceId: job.workspace_id,
-      data: JSON.parse(job.data),
-      attemptsMade: job.attempts_made,
-      signal: abort.signal,
-      updateProgress(progress: number) {
-        if (gen !== generation || !Number.isFinite(progress)) return;
-        setJobProgress(db, fence, Math.min(100, Math.max(0, progress)));
-      },
-    };
-    const done = attempt(job, context).then((outcome) => {
+    const done = attempt(job, gen).then((outcome) => {
       activePerQueue[job.queue]--;
       running.delete(done);
       if (gen !== generation) return; // abandoned at shutdown: the lease expires and the job reruns
@@ -180,12 +166,27 @@ export function createWorker(deps: {
     running.set(done, job.id);
   }
 
-  async function attempt(job: ClaimedJob, context: JobContext): Promise<Outcome> {
+  /** Runs the handler; never throws: anything that goes wrong is the attempt's failure. */
+  async function attempt(job: ClaimedJob, gen: number): Promise<Outcome> {
     try {
       const handler = handlers.get(job.name);
       if (!handler) throw new NonRetryableJobError(`no handler is registered for job name "${job.name}"`);
-      const result = await handler(context);
-      return { job, at: clock.now(), ok: true, resultJson: JSON.stringify(result ?? null) };
+      const fence = fenceOf(job);
+      const result = await handler({
+        id: job.id,
+        name: job.name,
+        queue: job.queue,
+        workspaceId: job.workspace_id,
+        data: JSON.parse(job.data),
+        attemptsMade: job.attempts_made,
+        signal: abort.signal,
+        updateProgress(progress: number) {
+          if (gen !== generation || !Number.isFinite(progress)) return;
+          setJobProgress(db, fence, Math.min(100, Math.max(0, progress)));
+        },
+      });
+      // a function or symbol serializes to undefined: store null like undefined
+      return { job, at: clock.now(), ok: true, resultJson: JSON.stringify(result ?? null) ?? "null" };
     } catch (error) {
       return { job, at: clock.now(), ok: false, error };
     }
