@@ -108,6 +108,23 @@ describe("running jobs", () => {
     expect(q.get(jobId, "ws-a")).toMatchObject({ state: "completed", result: "third time lucky", attemptsMade: 3 });
   });
 
+  test("a delayed job and a retry run when due, without waiting for the poll", async () => {
+    const q = makeQueue({ AIVIS_WORKER_POLL_MS: "600000" });
+    const runs: string[] = [];
+    q.register("later", async (job) => {
+      runs.push(`${job.id}#${job.attemptsMade}`);
+      if (job.attemptsMade === 0 && (job.data as { failFirst: boolean }).failFirst) throw new Error("first try fails");
+    });
+    q.start();
+    const delayed = q.enqueue("aiQueue", "later", "ws-a", { failFirst: false }, { delayMs: 30 }).jobId;
+    const retried = q.enqueue("aiQueue", "later", "ws-a", { failFirst: true }, { backoffMs: 30 }).jobId;
+    await waitFor("first attempt of the retried job", () => jobState(h.db, retried) === "delayed" && runs.length === 1);
+    expect(jobState(h.db, delayed)).toBe("delayed");
+    clock.advance(30);
+    await waitFor("both completed", () => jobState(h.db, delayed) === "completed" && jobState(h.db, retried) === "completed");
+    expect(runs.sort()).toEqual([`${delayed}#0`, `${retried}#0`, `${retried}#1`].sort());
+  });
+
   test("attempts spent → failed with the last error as failedReason", async () => {
     const q = makeQueue();
     q.register("doomed", async (job) => {
@@ -244,5 +261,28 @@ describe("graceful stop", () => {
     await stopped;
     expect(q.get(jobId, "ws-a")).toMatchObject({ state: "completed", result: { aborted: false } });
     expect(jobState(h.db, later)).toBe("delayed");
+  });
+});
+
+describe("retention", () => {
+  test("prune() deletes completed jobs after AIVIS_JOB_KEEP_COMPLETED_DAYS and failed ones after AIVIS_JOB_KEEP_FAILED_DAYS", async () => {
+    const DAY = 86_400_000;
+    const q = makeQueue({ AIVIS_JOB_KEEP_COMPLETED_DAYS: "7", AIVIS_JOB_KEEP_FAILED_DAYS: "30" });
+    q.register("ok", async () => "fine");
+    q.start();
+    const done = q.enqueue("aiQueue", "ok", "ws-a", {}).jobId;
+    const failed = q.enqueue("aiQueue", "missing_handler", "ws-a", {}).jobId;
+    await waitFor("finished", () => jobState(h.db, done) === "completed" && jobState(h.db, failed) === "failed");
+    const pending = q.enqueue("aiQueue", "ok", "ws-a", {}, { delayMs: 365 * DAY }).jobId;
+
+    clock.advance(7 * DAY);
+    expect(q.prune()).toEqual({ completed: 0, failed: 0 }); // exactly 7 days: still kept
+    clock.advance(1);
+    expect(q.prune()).toEqual({ completed: 1, failed: 0 });
+    expect(q.get(done, "ws-a")).toBeNull();
+    clock.advance(23 * DAY);
+    expect(q.prune()).toEqual({ completed: 0, failed: 1 });
+    expect(q.get(failed, "ws-a")).toBeNull();
+    expect(q.get(pending, "ws-a")?.state).toBe("delayed");
   });
 });
