@@ -5,7 +5,7 @@ import type { Config } from "../config";
 import type { DB } from "../db";
 import type { Clock } from "../platform/clock";
 import type { Logger } from "../platform/log";
-import { jobSettings, MAX_JOB_NAME_LENGTH, toJobView } from "./lifecycle";
+import { checkJobName, jobSettings, toJobView } from "./lifecycle";
 import { enqueueJob, findJob, pruneJobs } from "./queue";
 import type { JobHandler, JobQueue } from "./types";
 import { createWorker } from "./worker";
@@ -46,7 +46,7 @@ export function createJobQueue(db: DB, clock: Clock, log: Logger, config: Config
       return { jobId };
     },
     register(name, handler) {
-      if (name.length === 0 || name.length > MAX_JOB_NAME_LENGTH) throw new RangeError(`job name must be 1 to ${MAX_JOB_NAME_LENGTH} characters`);
+      checkJobName(name);
       if (handlers.has(name)) throw new Error(`a handler for job name "${name}" is already registered`);
       handlers.set(name, handler as JobHandler);
     },

@@ -35,14 +35,18 @@ function integerIn(label: string, value: number | undefined, fallback: number, m
   return value;
 }
 
+export function checkJobName(name: string): void {
+  if (name.length === 0 || name.length > MAX_JOB_NAME_LENGTH) {
+    throw new RangeError(`job name must be 1 to ${MAX_JOB_NAME_LENGTH} characters`);
+  }
+}
+
 /** Validates what a caller passes to enqueue; a bad value is a programming error, so it throws. */
 export function jobSettings(queue: string, name: string, opts: EnqueueOptions = {}): JobSettings {
   if (!(QUEUE_NAMES as readonly string[]).includes(queue)) {
     throw new RangeError(`unknown queue "${queue}"; expected one of ${QUEUE_NAMES.join(", ")}`);
   }
-  if (name.length === 0 || name.length > MAX_JOB_NAME_LENGTH) {
-    throw new RangeError(`job name must be 1 to ${MAX_JOB_NAME_LENGTH} characters`);
-  }
+  checkJobName(name);
   return {
     delayMs: integerIn("delayMs", opts.delayMs, 0, 0, MAX_DELAY_MS),
     priority: integerIn("priority", opts.priority, 0, -1_000_000, 1_000_000),
