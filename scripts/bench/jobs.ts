@@ -2,7 +2,7 @@
 // in the same run, same machine, same durability (WAL, synchronous=NORMAL, every state change
 // committed: enqueue, claim, completion). Prints end-to-end throughput (first enqueue → last
 // completion committed), p50/p99 enqueue→start latency under that burst and under a light paced
-// load, and the ratios. aivis runs at the default AIVIS_WORKER_CONCURRENCY (4) and at 16.
+// load, and the ratios. aivis runs at the default AIVIS_WORKER_CONCURRENCY and at 16.
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -150,12 +150,12 @@ async function paced(make: () => Contender): Promise<Omit<Figures, "jobsPerSec">
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 }
 
+const DEFAULT_CONCURRENCY_NAME = `aivis, concurrency ${DEFAULT_CONCURRENCY}`;
 const contenders: Record<string, () => Contender> = {
   "plainjob 0.0.14": plainjobContender,
-  "aivis, concurrency 4": () => aivisContender(DEFAULT_CONCURRENCY),
+  [DEFAULT_CONCURRENCY_NAME]: () => aivisContender(DEFAULT_CONCURRENCY),
   "aivis, concurrency 16": () => aivisContender(16),
 };
-const DEFAULT_CONCURRENCY_NAME = "aivis, concurrency 4";
 
 console.log(`jobs benchmark: ${JOBS} no-op jobs (burst), ${PACED_JOBS} paced every ${PACE_MS} ms; idle poll ${POLL_MS} ms for all`);
 // contenders take turns, three rounds, best round each: warm-up and a noisy neighbour on a small

@@ -23,8 +23,6 @@ import { type JobHandler, QUEUE_NAMES, type QueueName } from "./types";
 export type WorkerSettings = Pick<Config["worker"], "pollMs" | "concurrency" | "leaseMs" | "shutdownGraceMs">;
 
 export interface Worker {
-  /** the lease owner id this worker writes into the rows it claims */
-  readonly id: string;
   start(): void;
   /** a job was enqueued on `queue`, due at `at`: claim it now, or by then if that is before the next poll */
   wake(queue: QueueName, at: number): void;
@@ -202,7 +200,6 @@ export function createWorker(deps: {
   }
 
   return {
-    id,
     start() {
       if (accepting) return;
       accepting = true;
