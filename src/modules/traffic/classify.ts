@@ -95,6 +95,8 @@ function matchHost(t: SourceTable, host: string, path: string | null): Rule | nu
     if (dot < 0) break;
     h = h.slice(dot + 1);
   }
+  // the public-suffix lookup is the slow part: only pay for it when a label could be a name.* entry
+  if (!host.split(".").some((label) => t.byRegistrableName.has(label))) return null;
   const name = getDomainWithoutSuffix(host);
   return name ? firstRule(t.byRegistrableName.get(name), path) : null;
 }

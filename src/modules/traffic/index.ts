@@ -14,6 +14,7 @@ import {
   SCRIPT_PATH,
   TRAFFIC_PREFIX,
   acceptBeacon,
+  createBotFilter,
   createSite,
   createSiteKeyCache,
   ensureSite,
@@ -71,10 +72,10 @@ async function parseBeacon({ request, set }: { request: Request; set: { headers:
   if (type !== "text/plain" && type !== "application/json") {
     return new RefusedBody(new AppError(415, "UNSUPPORTED_MEDIA_TYPE", "send the event as text/plain or application/json"));
   }
-  const tooLarge = new RefusedBody(new AppError(413, "PAYLOAD_TOO_LARGE", `a beacon body is at most ${BEACON_BODY_LIMIT} bytes`));
-  if (Number(request.headers.get("content-length") ?? 0) > BEACON_BODY_LIMIT) return tooLarge;
+  const tooLarge = () => new RefusedBody(new AppError(413, "PAYLOAD_TOO_LARGE", `a beacon body is at most ${BEACON_BODY_LIMIT} bytes`));
+  if (Number(request.headers.get("content-length") ?? 0) > BEACON_BODY_LIMIT) return tooLarge();
   const text = await request.text();
-  if (Buffer.byteLength(text) > BEACON_BODY_LIMIT) return tooLarge;
+  if (Buffer.byteLength(text) > BEACON_BODY_LIMIT) return tooLarge();
   try {
     return JSON.parse(text);
   } catch {
@@ -94,7 +95,7 @@ export function trafficModule(ctx: AppContext, auth: AuthPlugin) {
   });
   ctx.onShutdown(() => ingestor.close());
   const sites = createSiteKeyCache(db, clock);
-  const beacon = { clock, sites, visitors: createVisitorHasher(db), ingestor };
+  const beacon = { clock, sites, bots: createBotFilter(), visitors: createVisitorHasher(db), ingestor };
 
   const canonicalScript = buildTrackerScript(relativeCollectUrl(SCRIPT_PATH, COLLECT_PATH));
   const { scriptAliasPath, collectAliasPath } = config.traffic;

@@ -1,7 +1,7 @@
 // Beacon events into the database: page views open or continue a visit, engagement updates grow
 // their page view, and the daily rollups move in the same transaction. The batcher groups the
-// events of a few milliseconds into one transaction and resolves each caller only after commit,
-// so an acknowledged event survives a kill -9.
+// events of a few milliseconds (AIVIS_INGEST_FLUSH_MS, or FULL_BATCH_EVENTS) into one transaction
+// and resolves each caller only after commit, so an acknowledged event survives a kill -9.
 import type { DB } from "../../db";
 import { tx } from "../../db";
 import { classifySource } from "./classify";
@@ -60,10 +60,10 @@ interface PageviewRef {
 
 /** Prepares the statements once; the returned function must run inside a transaction. */
 export function prepareIngest(db: DB): (events: TrafficEvent[]) => IngestOutcome[] {
-  const findLiveVisit = db.query<LiveVisit, { site: string; current: string; previous: string; since: number }>(
-    `SELECT id, channel, source FROM traffic_visits
-     WHERE site_id = $site AND visitor_id IN ($current, $previous) AND last_seen_at >= $since
-     ORDER BY last_seen_at DESC LIMIT 1`,
+  // a visitor id has at most one live visit (a new one opens only when none is live), so no
+  // ORDER BY: with one, SQLite builds a temporary b-tree per lookup and ingestion halves
+  const findLiveVisit = db.query<LiveVisit, { site: string; visitor: string; since: number }>(
+    "SELECT id, channel, source FROM traffic_visits WHERE site_id = $site AND visitor_id = $visitor AND last_seen_at >= $since LIMIT 1",
   );
   const visitorSeen = db.query<{ one: number }, { site: string; visitor: string }>(
     "SELECT 1 AS one FROM traffic_visits WHERE site_id = $site AND visitor_id = $visitor LIMIT 1",
@@ -99,12 +99,10 @@ export function prepareIngest(db: DB): (events: TrafficEvent[]) => IngestOutcome
 
   function pageview(e: PageviewEvent): IngestOutcome {
     const day = epochDay(e.ts);
-    const live = findLiveVisit.get({
-      site: e.siteId,
-      current: e.visitor.current,
-      previous: e.visitor.previous ?? e.visitor.current,
-      since: e.ts - VISIT_TIMEOUT_MS,
-    });
+    const since = e.ts - VISIT_TIMEOUT_MS;
+    const live =
+      findLiveVisit.get({ site: e.siteId, visitor: e.visitor.current, since }) ??
+      (e.visitor.previous === null ? null : findLiveVisit.get({ site: e.siteId, visitor: e.visitor.previous, since }));
     let visitId: number;
     let channel: string;
     let source: string;
@@ -188,6 +186,12 @@ export function prepareIngest(db: DB): (events: TrafficEvent[]) => IngestOutcome
   return (events) => events.map((e) => (e.kind === "pageview" ? pageview(e) : engagement(e)));
 }
 
+/**
+ * A batch commits after flushMs, or at once when this many events wait: under load the wait
+ * shrinks to what it takes to gather a batch, instead of every beacon idling a full flushMs.
+ */
+export const FULL_BATCH_EVENTS = 32;
+
 export interface Ingestor {
   /** queues the event; resolves once the transaction holding it has committed */
   submit(event: TrafficEvent): Promise<IngestOutcome>;
@@ -201,7 +205,7 @@ export class IngestClosedError extends Error {}
 
 export function createIngestor(db: DB, opts: { flushMs: number; maxBatch?: number; onError?: (err: unknown, events: number) => void }): Ingestor {
   const apply = prepareIngest(db);
-  const maxBatch = opts.maxBatch ?? 2000;
+  const maxBatch = opts.maxBatch ?? FULL_BATCH_EVENTS;
   type Pending = { event: TrafficEvent; resolve: (o: IngestOutcome) => void; reject: (e: unknown) => void };
   let pending: Pending[] = [];
   let timer: ReturnType<typeof setTimeout> | null = null;

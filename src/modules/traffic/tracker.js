@@ -26,7 +26,8 @@
       sessionId = store.getItem("aivis_sid");
     } catch (e) {}
     if (!sessionId) {
-      sessionId = Math.random().toString(36).slice(2) + Date.now().toString(36);
+      // time first: ids sort by creation, so the server's session index grows at its end
+      sessionId = Date.now().toString(36) + Math.random().toString(36).slice(2);
       try {
         store.setItem("aivis_sid", sessionId);
       } catch (e) {}
