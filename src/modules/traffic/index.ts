@@ -18,7 +18,6 @@ import {
   createSite,
   createSiteKeyCache,
   ensureSite,
-  getSite,
   listSites,
   publicBase,
   siteView,
@@ -98,8 +97,6 @@ export function trafficModule(ctx: AppContext, auth: AuthPlugin) {
   const beacon = { clock, sites, bots: createBotFilter(), visitors: createVisitorHasher(db), ingestor };
 
   const canonicalScript = buildTrackerScript(relativeCollectUrl(SCRIPT_PATH, COLLECT_PATH));
-  const { scriptAliasPath, collectAliasPath } = config.traffic;
-  const aliasScript = scriptAliasPath ? buildTrackerScript(relativeCollectUrl(scriptAliasPath, collectAliasPath ?? COLLECT_PATH)) : null;
 
   const collect = async ({ body, request }: { body: CollectBody; request: Request }) => {
     const dropped = await acceptBeacon(beacon, body, clientIp(request), request.headers.get("user-agent"));
@@ -155,9 +152,8 @@ export function trafficModule(ctx: AppContext, auth: AuthPlugin) {
     .patch(
       "/sites/:id",
       ({ principal, params, body, request }) => {
-        const before = getSite(db, principal.workspaceId, params.id);
         const site = updateSite(db, principal.workspaceId, params.id, body);
-        sites.forget(before.site_key);
+        sites.forget(site.site_key); // the beacon sees isActive at once, not after the cache ttl
         return siteView(site, publicBase(config, request));
       },
       { auth: "api", params: SiteIdParams, body: UpdateSiteBody, response: Site, detail: { summary: "Rename or (de)activate a site" } },
@@ -174,8 +170,10 @@ export function trafficModule(ctx: AppContext, auth: AuthPlugin) {
     .get("/ai-traffic", stats, { auth: "api", query: StatsQuery, detail: { summary: "Alias of GET /v1/ai-traffic/stats" } });
 
   // first-party paths an operator's proxy can forward from the customer's own domain
+  const { scriptAliasPath, collectAliasPath } = config.traffic;
   const firstParty = new Elysia({ tags: ["AI traffic"] });
-  if (aliasScript && scriptAliasPath) {
+  if (scriptAliasPath) {
+    const aliasScript = buildTrackerScript(relativeCollectUrl(scriptAliasPath, collectAliasPath ?? COLLECT_PATH));
     firstParty.get(scriptAliasPath, ({ request }) => scriptResponse(aliasScript, request), { detail: { summary: "Tracking script alias" } });
   }
   if (collectAliasPath) {

@@ -201,7 +201,7 @@ export interface Ingestor {
   close(): void;
 }
 
-export class IngestClosedError extends Error {}
+class IngestClosedError extends Error {}
 
 export function createIngestor(db: DB, opts: { flushMs: number; maxBatch?: number; onError?: (err: unknown, events: number) => void }): Ingestor {
   const apply = prepareIngest(db);

@@ -33,13 +33,12 @@ export interface SiteRow {
 /** Where snippets point: AIVIS_PUBLIC_URL, else the origin the request came to (forwarded headers only behind a trusted proxy). */
 export function publicBase(config: Config, request: Request): string {
   if (config.publicUrl) return config.publicUrl;
-  const url = new URL(request.url);
   if (config.trustProxy) {
     const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim();
     const proto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
     if (host && /^[A-Za-z0-9.\-:[\]]+$/.test(host)) return `${proto === "http" ? "http" : "https"}://${host}`;
   }
-  return url.origin;
+  return new URL(request.url).origin;
 }
 
 export function siteView(row: SiteRow, base: string) {
@@ -56,12 +55,17 @@ export function siteView(row: SiteRow, base: string) {
   };
 }
 
-export type SiteView = ReturnType<typeof siteView>;
-
 export function listSites(db: DB, workspaceId: string): SiteRow[] {
   return db
     .query<SiteRow, { ws: string }>("SELECT * FROM traffic_sites WHERE workspace_id = $ws ORDER BY created_at, id")
     .all({ ws: workspaceId });
+}
+
+/** The workspace's oldest active site (or oldest site when none is active), the default for ensure and stats. */
+function firstSite(db: DB, workspaceId: string): SiteRow | null {
+  return db
+    .query<SiteRow, { ws: string }>("SELECT * FROM traffic_sites WHERE workspace_id = $ws ORDER BY is_active DESC, created_at, id LIMIT 1")
+    .get({ ws: workspaceId });
 }
 
 export function getSite(db: DB, workspaceId: string, id: string): SiteRow {
@@ -108,9 +112,7 @@ export function createSite(db: DB, now: number, workspaceId: string, domainInput
  * visibility report is requested), else the caller's own website; null when neither is known.
  */
 export function ensureSite(db: DB, now: number, principal: Principal): { site: SiteRow; created: boolean } | null {
-  const existing = db
-    .query<SiteRow, { ws: string }>("SELECT * FROM traffic_sites WHERE workspace_id = $ws ORDER BY is_active DESC, created_at, id LIMIT 1")
-    .get({ ws: principal.workspaceId });
+  const existing = firstSite(db, principal.workspaceId);
   if (existing) return { site: existing, created: false };
   const urls = db
     .query<{ team: string | null; own: string | null }, { ws: string; user: string }>(
@@ -138,7 +140,7 @@ export function updateSite(db: DB, workspaceId: string, id: string, patch: { nam
 export function siteForStats(db: DB, workspaceId: string, siteKey?: string): SiteRow {
   const row = siteKey
     ? db.query<SiteRow, { ws: string; key: string }>("SELECT * FROM traffic_sites WHERE workspace_id = $ws AND site_key = $key").get({ ws: workspaceId, key: siteKey })
-    : db.query<SiteRow, { ws: string }>("SELECT * FROM traffic_sites WHERE workspace_id = $ws ORDER BY is_active DESC, created_at, id LIMIT 1").get({ ws: workspaceId });
+    : firstSite(db, workspaceId);
   if (!row) {
     throw siteKey
       ? notFound("SITE_NOT_FOUND", `no AI traffic site with key ${siteKey} in this workspace`)
@@ -302,11 +304,8 @@ export async function acceptBeacon(deps: BeaconDeps, body: CollectBody, ip: stri
         utmMedium: body.utmMedium || null,
         utmCampaign: body.utmCampaign || null,
       };
-  let outcome;
-  try {
-    outcome = await deps.ingestor.submit(event);
-  } catch {
+  const outcome = await deps.ingestor.submit(event).catch(() => {
     throw new AppError(503, "INGEST_UNAVAILABLE", "the event could not be stored; retry later");
-  }
+  });
   return outcome === "orphan" ? "no-pageview" : null;
 }
