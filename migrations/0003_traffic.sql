@@ -56,6 +56,7 @@ CREATE TABLE traffic_pageviews (
 );
 -- engagement updates find their page view by (site, per-tab session)
 CREATE INDEX traffic_pageviews_session ON traffic_pageviews(site_id, session_id);
+-- raw reads by day (exports, pruning, the benchmark's raw-scan baseline); stats never use it
 CREATE INDEX traffic_pageviews_day ON traffic_pageviews(site_id, day);
 
 -- Daily totals per source, written in the same transaction as the raw rows.

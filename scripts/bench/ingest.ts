@@ -3,8 +3,9 @@
 //    process) next to a bare Bun.serve hello-world (child process) under the same load generator
 //    (this process: keep-alive fetch loops), printed as a ratio (target ≥ 40 %). Every 202 must be
 //    a stored row: acknowledged == stored.
-// 2. Stats: GET-stats latency over 90 days with ≥ 1M events seeded through the real ingestion code,
-//    next to the same figures computed by scanning the raw rows, printed as a ratio.
+// 2. Stats: stats latency over 90 days with 1M page views (plus engagement updates) seeded through
+//    the real ingestion code, next to the same figures computed by scanning the raw rows, as a ratio.
+// Knobs: BENCH_CONNECTIONS, BENCH_SECONDS, BENCH_ROUNDS, BENCH_SEED_PAGEVIEWS, BENCH_PART=beacon|stats.
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,8 +28,6 @@ const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Geck
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 const percentile = (sorted: ArrayLike<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-// ---- child process modes --------------------------------------------------------------------
 
 // ---- load generator -------------------------------------------------------------------------
 
