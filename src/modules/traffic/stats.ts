@@ -67,8 +67,8 @@ export function shapeStats(rows: DailyRow[], landing: LandingRow[], range: DayRa
   const other = zero();
   const bySource = new Map<string, Sums>();
   const byChannel = new Map<string, Sums>(CHANNELS.map((c) => [c, zero()]));
-  const days = new Map<number, { pageViews: number; visits: number; aiPageViews: number; aiVisits: number }>();
-  for (let d = range.from; d <= range.to; d++) days.set(d, { pageViews: 0, visits: 0, aiPageViews: 0, aiVisits: 0 });
+  const days = new Map<number, { pageViews: number; visits: number; aiPageViews: number; aiVisits: number; aiSources: Record<string, number> }>();
+  for (let d = range.from; d <= range.to; d++) days.set(d, { pageViews: 0, visits: 0, aiPageViews: 0, aiVisits: 0, aiSources: {} });
 
   for (const r of rows) {
     add(all, r);
@@ -89,6 +89,8 @@ export function shapeStats(rows: DailyRow[], landing: LandingRow[], range: DayRa
       if (isAi) {
         day.aiPageViews += r.pageviews;
         day.aiVisits += r.visits;
+        // per-source visits of the day, so charts can stack the AI assistants
+        day.aiSources[r.source] = (day.aiSources[r.source] ?? 0) + r.visits;
       }
     }
   }

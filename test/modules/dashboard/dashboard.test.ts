@@ -219,9 +219,12 @@ describe("dashboard in Chromium", () => {
     expect(await page.locator("#traffic-chart details tbody tr").count()).toBe(7);
     expect(await page.locator('#days input[value="7"]').isChecked()).toBe(true);
 
-    // the non-AI layer can be hidden
+    // one stacked layer per AI source (the 7-day window's sources), then the non-AI layer, which can be hidden
+    const sources7 = api7.aiSources.map((x: { source: string }) => x.source);
+    expect(sources7.length).toBeGreaterThan(0);
+    expect(await page.locator("#traffic-chart details thead th").allTextContents()).toEqual(["Day", ...sources7, "Other visits"]);
     await page.getByLabel("Include non-AI visits").uncheck();
-    expect(await page.locator("#traffic-chart details thead th").allTextContents()).toEqual(["Day", "AI visits"]);
+    expect(await page.locator("#traffic-chart details thead th").allTextContents()).toEqual(["Day", ...sources7]);
   });
 
   test("visibility: no report yet shows a friendly empty state with a first-report form", async () => {

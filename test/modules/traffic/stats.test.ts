@@ -65,8 +65,9 @@ describe("GET /v1/ai-traffic/stats", () => {
     expect(b.channels.find((c: { channel: string }) => c.channel === "direct")).toEqual({ channel: "direct", visits: 1, pageViews: 1, visitors: 1 });
     expect(b.channels.map((c: { channel: string }) => c.channel)).toEqual(["ai", "search", "social", "email", "referral", "direct", "other"]);
     expect(b.daily).toHaveLength(30);
-    expect(b.daily[29]).toEqual({ date: "2026-05-20", pageViews: 6, visits: 5, aiPageViews: 4, aiVisits: 3 });
-    expect(b.daily[19]).toEqual({ date: "2026-05-10", pageViews: 1, visits: 1, aiPageViews: 1, aiVisits: 1 });
+    expect(b.daily[29]).toEqual({ date: "2026-05-20", pageViews: 6, visits: 5, aiPageViews: 4, aiVisits: 3, aiSources: { ChatGPT: 2, Perplexity: 1 } });
+    expect(b.daily[19]).toEqual({ date: "2026-05-10", pageViews: 1, visits: 1, aiPageViews: 1, aiVisits: 1, aiSources: { Claude: 1 } });
+    expect(b.daily[0].aiSources).toEqual({});
     expect(b.daily.reduce((n: number, d: { pageViews: number }) => n + d.pageViews, 0)).toBe(7);
     // engaged time per visit: AI (10 s + 20 s) / 4 visits; other 4 s / 2 visits
     expect(b.engagement).toEqual({
