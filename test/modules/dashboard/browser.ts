@@ -1,25 +1,12 @@
-// Headless Chromium for the dashboard tests (Debian's /usr/bin/chromium driven by playwright-core),
-// and where screenshots go so people can look at them (test/artifacts/, git-ignored).
+// Screenshots for the dashboard tests, written where people can look at them (test/artifacts/,
+// git-ignored), and the browser launcher they share with the tracker test.
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 
 export const ARTIFACTS = resolve(import.meta.dir, "../../artifacts");
 
-export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-}
+export { launchChromium } from "../../support/chromium";
 
 /** Writes test/artifacts/dashboard-<name>.png (full page) and returns its path. */
 export async function screenshot(page: Page, name: string): Promise<string> {

@@ -3,7 +3,8 @@
 // navigates inside the SPA, scrolls, goes back, leaves — and the stats show all of it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Server } from "bun";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../../support/chromium";
 import { startTestServer, type TestServer, type TestUser } from "../../support/server";
 import { BROWSER_UA, createSite } from "./support";
 
@@ -35,22 +36,10 @@ beforeAll(async () => {
         headers: { "content-type": "text/html" },
       }),
   });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      // a real browser's user agent: HeadlessChrome is (rightly) dropped as a bot. Set on the
-      // browser, not only the context, because keepalive requests sent while a page unloads
-      // leave with the browser-wide user agent.
-      `--user-agent=${BROWSER_UA}`,
-    ],
-  });
+  // a real browser's user agent: HeadlessChrome is (rightly) dropped as a bot. Set on the browser,
+  // not only the context, because keepalive requests sent while a page unloads leave with the
+  // browser-wide user agent.
+  browser = await launchChromium([`--user-agent=${BROWSER_UA}`]);
 }, 60_000);
 
 afterAll(async () => {
