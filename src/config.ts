@@ -39,7 +39,7 @@ export interface Config {
     stability: ProviderConfig;
     timeoutMs: number;
     maxRetries: number;
-    /** model used for helper calls (prefill suggestions, brand-voice distilling) */
+    /** model used for helper calls (prefill suggestions, generated report prompts, content tools) */
     defaultModel: string;
     /** models asked for visibility reports, one per provider family */
     reportModels: string[];
