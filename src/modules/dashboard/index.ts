@@ -42,5 +42,13 @@ export function dashboardModule(version: string) {
       },
       { params: t.Object({ file: t.String({ maxLength: 64 }) }), ...hidden },
     )
+    // assets are flat: a deeper or empty name under /app/assets/ is a missing file, not a page
+    .get(
+      "/app/assets/*",
+      ({ params }) => {
+        throw notFound("ASSET_NOT_FOUND", `no dashboard asset named ${params["*"].slice(0, 64)}`);
+      },
+      hidden,
+    )
     .get("/app/*", serveShell, hidden);
 }

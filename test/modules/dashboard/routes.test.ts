@@ -70,6 +70,12 @@ describe("dashboard routes", () => {
     expect(r.body).toEqual({ message: "no dashboard asset named nope.js", errCode: "ASSET_NOT_FOUND" });
     const traversal = await s.call("GET", "/app/assets/..%2F..%2Fpackage.json");
     expect(traversal.status).toBe(404);
+    // deeper or empty names are missing files too, not the client-routed shell
+    for (const path of ["/app/assets/sub/app.js", "/app/assets/"]) {
+      const r = await s.call("GET", path);
+      expect(r.status).toBe(404);
+      expect(r.body.errCode).toBe("ASSET_NOT_FOUND");
+    }
   });
 
   test("dashboard routes stay out of the OpenAPI document", async () => {
