@@ -206,6 +206,11 @@ interface Match {
   text: string;
 }
 
+interface OwnedMatch extends Match {
+  /** index of the tracked entity the match belongs to */
+  owner: number;
+}
+
 function findMatches(text: string, entity: TrackedEntity): Match[] {
   const patterns: RegExp[] = [];
   if (entity.domain) patterns.push(domainPattern(entity.domain));
@@ -241,14 +246,34 @@ export function clauseSentiment(clause: string): number {
   return Math.max(-1, Math.min(1, score / 5));
 }
 
+/**
+ * Every entity's matches, minus those inside a longer match of another entity: brands that share
+ * a word ("Acme" and "Acme Cloud", a site "analytics.com" and "Google Analytics") name only the
+ * longer brand. One sweep over the matches sorted by start (longest first), no pairwise comparison.
+ */
+function matchesByEntity(text: string, entities: TrackedEntity[]): Match[][] {
+  const all: OwnedMatch[] = entities.flatMap((e, owner) => findMatches(text, e).map((m) => ({ ...m, owner })));
+  all.sort((a, b) => a.index - b.index || b.text.length - a.text.length);
+  const kept: Match[][] = entities.map(() => []);
+  let cover: OwnedMatch | null = null;
+  for (const m of all) {
+    const end = m.index + m.text.length;
+    const covered = cover && cover.owner !== m.owner && cover.index + cover.text.length >= end && cover.text.length > m.text.length;
+    if (!covered) kept[m.owner].push(m);
+    if (!cover || end > cover.index + cover.text.length) cover = m;
+  }
+  return kept;
+}
+
 /** Which tracked brands an answer mentions, in what order, cited or not, and in what tone. */
 export function analyzeAnswer(text: string, entities: TrackedEntity[], citations: string[] = []): AnswerAnalysis {
   const urlHosts = [...text.matchAll(URL_RE)].map((m) => hostOf(m[0])).filter((h): h is string => !!h);
   const citedHosts = [...urlHosts, ...citations.map(hostOf).filter((h): h is string => !!h)];
   const spans = clauseSpans(text);
+  const matchesOf = matchesByEntity(text, entities);
   const found: Omit<Mention, "position">[] = [];
-  for (const entity of entities) {
-    const matches = findMatches(text, entity);
+  for (const [i, entity] of entities.entries()) {
+    const matches = matchesOf[i];
     const domain = entity.domain;
     const cited = !!domain && citedHosts.some((h) => hostBelongsTo(h, domain));
     if (!matches.length && !cited) continue;
@@ -282,11 +307,13 @@ export function mentionValue(m: Mention | undefined): number {
   );
 }
 
-/** A short piece of the answer for the report: around the site's first mention, else its start. */
+/** A short piece of the answer for the report: around the site's first mention (offset in `text`), else its start. */
 export function answerExcerpt(text: string, offset: number | null, max = 400): string {
   const clean = text.replace(/\s+/g, " ").trim();
   if (clean.length <= max) return clean;
-  const at = offset === null ? 0 : Math.max(0, Math.min(offset - Math.floor(max / 4), clean.length - max));
+  // the offset moves left by the whitespace collapsed before it
+  const cleanOffset = offset === null ? null : text.slice(0, offset).replace(/\s+/g, " ").trimStart().length;
+  const at = cleanOffset === null ? 0 : Math.max(0, Math.min(cleanOffset - Math.floor(max / 4), clean.length - max));
   const piece = clean.slice(at, at + max).trim();
   return `${at > 0 ? "…" : ""}${piece}${at + max < clean.length ? "…" : ""}`;
 }
@@ -336,6 +363,8 @@ export interface ProviderScore {
   mentionRate: number;
   citationRate: number;
   averagePosition: number | null;
+  /** the site's mentions over all tracked brands' mentions in this provider's answers, 0–100 */
+  shareOfVoice: number;
 }
 
 export interface ScoreSummary {
@@ -399,7 +428,8 @@ export function scoreReport(entities: TrackedEntity[], outcomes: AnswerOutcome[]
   for (const o of outcomes) byFamily.set(o.family, [...(byFamily.get(o.family) ?? []), o]);
   const answered = (list: AnswerOutcome[]) => list.filter((o) => o.analysis).map((o) => o.analysis!);
   const all = answered(outcomes);
-  const totalMentions = entities.reduce((n, e) => n + metricsFor(e.key, all).mentions, 0);
+  const mentionsOfAll = (answers: AnswerAnalysis[]) => answers.reduce((n, a) => n + a.mentions.length, 0);
+  const totalMentions = mentionsOfAll(all);
 
   const entityScores: EntityScore[] = entities.map((e) => {
     const providers = {} as Record<ProviderFamily, number | null>;
@@ -431,6 +461,7 @@ export function scoreReport(entities: TrackedEntity[], outcomes: AnswerOutcome[]
       continue;
     }
     const m = metricsFor("self", ok);
+    const mentionsHere = mentionsOfAll(ok);
     providers[f] = {
       score: m.score!,
       models: [...new Set(list.map((o) => o.model))],
@@ -439,6 +470,7 @@ export function scoreReport(entities: TrackedEntity[], outcomes: AnswerOutcome[]
       mentionRate: m.mentionRate,
       citationRate: m.citationRate,
       averagePosition: m.averagePosition,
+      shareOfVoice: mentionsHere ? round((100 * m.mentions) / mentionsHere) : 0,
     };
   }
   const score = self.score ?? 0;

@@ -74,6 +74,15 @@ describe("analyzeAnswer", () => {
     expect(self("acme.io is another company")).toBeUndefined();
   });
 
+  test("brands that share a word: only the longer name counts", () => {
+    const shared = trackedEntities("https://acme.com", ["Acme Cloud"]);
+    const named = (text: string) => analyzeAnswer(text, shared).mentions.map((x) => [x.entity, x.position]);
+    expect(named("Acme Cloud is the best choice.")).toEqual([["acme cloud", 1]]);
+    expect(named("Acme Cloud first, then Acme.")).toEqual([["acme cloud", 1], ["self", 2]]);
+    const generic = trackedEntities("https://analytics.com", ["Google Analytics"]);
+    expect(analyzeAnswer("Google Analytics is the usual pick.", generic).mentions.map((x) => x.entity)).toEqual(["google analytics"]);
+  });
+
   test("a dotted brand does not match the ordinary word", () => {
     expect(mentionsOf("On Monday, try Globex.").map((x) => x.entity)).toEqual(["globex.com"]);
     expect(mentionsOf("monday.com is popular.").map((x) => x.entity)).toEqual(["monday.com"]);
@@ -113,6 +122,12 @@ describe("analyzeAnswer", () => {
     expect(ex).toContain("Acme");
     expect(ex.length).toBeLessThanOrEqual(102);
     expect(answerExcerpt("short", null)).toBe("short");
+  });
+
+  test("the excerpt finds a late mention in a long, indented markdown answer", () => {
+    const list = (word: string) => Array.from({ length: 40 }, (_, i) => `    -   ${word} ${i}:      some tool   that   works`).join("\n\n");
+    const text = `Options:\n\n${list("Option")}\n\n    - Acme: the best.\n\n${list("Other")}`;
+    expect(answerExcerpt(text, text.indexOf("Acme"))).toContain("Acme: the best.");
   });
 });
 
@@ -185,6 +200,11 @@ describe("scoreReport", () => {
     expect(acme.averagePosition).toBe(1.5);
     expect(acme.providers.openai).toBe(acme.score);
     expect(acme.providers.gemini).toBeNull();
+    // per provider too: 2 of the 4 mentions in OpenAI's answers are the site's
+    expect(r.providers.openai!.shareOfVoice).toBe(50);
+    const mixed = scoreReport(entities, [outcome(0, "openai", "Acme."), outcome(0, "anthropic", "Globex, Initech and Acme.")]);
+    expect(mixed.providers.openai!.shareOfVoice).toBe(100);
+    expect(mixed.providers.anthropic!.shareOfVoice).toBe(33.3);
   });
 
   test("interpretation bands", () => {
