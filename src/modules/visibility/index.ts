@@ -6,7 +6,7 @@ import type { AuthPlugin } from "../../http/auth";
 import { notFound } from "../../http/errors";
 import { historyQuery, prefillBody, reportBody, reportQuery, scheduleBody } from "./model";
 import { createReportScheduler } from "./schedule";
-import { getReport, prefillReport, REPORT_JOB_NAME, reportHistory, requestReport, runReportJob } from "./service";
+import { getReport, pendingReport, prefillReport, REPORT_JOB_NAME, reportHistory, requestReport, runReportJob } from "./service";
 
 export function visibilityModule(ctx: AppContext, auth: AuthPlugin) {
   ctx.jobs.register(REPORT_JOB_NAME, (job) => runReportJob(ctx, job));
@@ -40,6 +40,14 @@ export function visibilityModule(ctx: AppContext, auth: AuthPlugin) {
         return { message: points.length ? "Visibility history" : "No visibility history yet", points };
       },
       { auth: "api", query: historyQuery, detail: { summary: "Scores of every completed report, oldest first" } },
+    )
+    .get(
+      "/seo-site-report/pending",
+      ({ principal }) => {
+        const pending = pendingReport(ctx, principal.workspaceId);
+        return { message: pending ? "A report is in progress" : "No report in progress", pending };
+      },
+      { auth: "api", detail: { summary: "The report still queued or running, if any, with the jobId to poll (beyond the SPEC)" } },
     )
     .post(
       "/seo-site-report/prefill",

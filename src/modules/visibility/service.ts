@@ -473,6 +473,40 @@ export function getReport(db: DB, principal: Principal, sort: "asc" | "desc", no
   };
 }
 
+export interface PendingReport {
+  reportId: string;
+  /** poll GET /v1/ai/generate/job/:jobId for progress */
+  jobId: string;
+  status: "queued" | "running";
+  trigger: ReportTrigger;
+  websiteurl: string;
+  createdAt: string;
+}
+
+/**
+ * The newest report of the workspace still queued or running, wherever it was started (API,
+ * schedule, another browser tab), so a client can follow it. Lost jobs are reconciled first, so
+ * a report whose job is gone is never shown as in progress.
+ */
+export function pendingReport(ctx: AppContext, workspaceId: string): PendingReport | null {
+  reconcileUnfinished(ctx, workspaceId);
+  const row = ctx.db
+    .query<ReportRow, { ws: string }>(
+      `SELECT * FROM visibility_reports WHERE workspace_id = $ws AND status IN ('queued', 'running') AND job_id IS NOT NULL
+       ORDER BY created_at DESC, id DESC LIMIT 1`,
+    )
+    .get({ ws: workspaceId });
+  if (!row) return null;
+  return {
+    reportId: row.id,
+    jobId: row.job_id!,
+    status: row.status as PendingReport["status"],
+    trigger: row.trigger,
+    websiteurl: row.website_url,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+}
+
 export interface HistoryPoint {
   timestamp: string;
   time: string;
