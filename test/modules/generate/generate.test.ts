@@ -103,19 +103,51 @@ describe("POST /text inline", () => {
   });
 
   test("50 concurrent requests with 10 credits left → exactly 10 × 200 and 40 × 403 CREDITS_EXHAUSTED", async () => {
-    const u = await s.user("business");
-    reserveUsage(s.ctx.db, u.workspaceId, PLANS.business, "ai_credits", 490, s.ctx.clock.now());
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => text(u, { text: `request ${i}`, model: "gpt-4o-mini" })));
-    const statuses = results.map((r) => r.status);
-    expect(statuses.filter((x) => x === 200)).toHaveLength(10);
-    expect(statuses.filter((x) => x === 403)).toHaveLength(40);
-    for (const r of results.filter((r) => r.status === 403)) {
-      expect(r.body.errCode).toBe("CREDITS_EXHAUSTED");
-      expect(r.body.message).toContain("500 AI credits of the Business plan");
+    // its own server with the default provider timeout: the provider below holds its answers
+    // for as long as the race takes, which a loaded machine may stretch past this file's 1.5 s
+    const racing = await startTestServer({ ...fake.env, AIVIS_AI_MAX_RETRIES: "0" });
+    try {
+      const u = await racing.user("business");
+      reserveUsage(racing.ctx.db, u.workspaceId, PLANS.business, "ai_credits", 490, racing.ctx.clock.now());
+      // Every provider answer waits until all 40 refusals are back, so the 10 winners are still
+      // in flight while the others are refused: all 50 are open at the same moment, and the
+      // credit is taken before the provider is called (charging after the answer would let all
+      // 50 through; the fallback release below only keeps such a bug from hanging the test).
+      let release!: () => void;
+      const allRefused = new Promise<void>((resolve) => (release = resolve));
+      const fallback = setTimeout(() => release(), 20_000);
+      let refused = 0;
+      let usedWhileHeld = -1;
+      fake.answer = async (family, model, _system, prompt) => {
+        await allRefused;
+        return `Answer from ${family} ${model}: ${prompt}`;
+      };
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          racing.call("POST", "/v1/ai/generate/text", { headers: u.headers, body: { text: `request ${i}`, model: "gpt-4o-mini" } }).then((r) => {
+            if (r.status === 403 && ++refused === 40) {
+              usedWhileHeld = usageSummary(racing.ctx.db, u.workspaceId, PLANS.business, racing.ctx.clock.now()).credits.used;
+              release();
+            }
+            return r;
+          }),
+        ),
+      );
+      clearTimeout(fallback);
+      const statuses = results.map((r) => r.status);
+      expect(statuses.filter((x) => x === 200)).toHaveLength(10);
+      expect(statuses.filter((x) => x === 403)).toHaveLength(40);
+      expect(usedWhileHeld).toBe(500);
+      for (const r of results.filter((r) => r.status === 403)) {
+        expect(r.body.errCode).toBe("CREDITS_EXHAUSTED");
+        expect(r.body.message).toContain("500 AI credits of the Business plan");
+      }
+      expect(fake.calls).toHaveLength(10);
+      expect(usageSummary(racing.ctx.db, u.workspaceId, PLANS.business, racing.ctx.clock.now()).credits.used).toBe(500);
+    } finally {
+      await racing.close();
     }
-    expect(fake.calls).toHaveLength(10);
-    expect(await creditsUsed(u)).toBe(500);
-  });
+  }, 60_000);
 
   test("enterprise is never refused for credits", async () => {
     const u = await s.user("enterprise");
