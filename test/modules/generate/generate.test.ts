@@ -64,6 +64,19 @@ describe("POST /text inline", () => {
     expect(fake.calls[0].body.max_tokens).toBe(77);
   });
 
+  test("options.temperature reaches OpenAI and Gemini; reasoning models and Anthropic get none", async () => {
+    const u = await s.user("business");
+    for (const model of ["gpt-4o", "gemini-2.5-flash", "o3-mini", "claude-3"]) {
+      expect((await text(u, { text: "hi", model, options: { temperature: 0.3 } })).status).toBe(200);
+    }
+    expect(fake.calls.map((c) => [c.model, c.body.temperature])).toEqual([
+      ["gpt-4o", 0.3],
+      ["gemini-2.5-flash", 0.3],
+      ["o3-mini", undefined],
+      ["claude-3", undefined],
+    ]);
+  });
+
   test("unknown model → 400 UNKNOWN_MODEL, nothing charged, no provider call", async () => {
     const u = await s.user("business");
     const r = await text(u, { text: "hi", model: "llama3" });
@@ -406,6 +419,21 @@ describe("POST /chat", () => {
     expect([r.status, r.body.errCode]).toEqual([400, "WEB_SEARCH_UNSUPPORTED"]);
     expect((await s.call("GET", "/v1/ai/chat/sessions", { headers: u.headers })).body.chatHistory).toEqual([]);
     expect(await creditsUsed(u)).toBe(0);
+  });
+
+  test("brandVoiceId applies that voice; another workspace's voice → 404, nothing stored or charged", async () => {
+    const u = await s.user("business");
+    const made = await s.call("POST", "/v1/ai/generate/brand-voice/text", { headers: u.headers, body: { content: "Dry humour. No exclamation marks.", name: "Deadpan" } });
+    const r = await chat(u, { text: "Greet me", model: "claude-3", brandVoiceId: made.body.data.id, useWorkspaceContext: false });
+    expect(r.status).toBe(200);
+    expect(fake.calls[0].system).toContain('brand voice "Deadpan"');
+    expect(fake.calls[0].system).toContain("<brand_voice>\nDry humour. No exclamation marks.\n</brand_voice>");
+    const other = await s.user("business");
+    const foreign = await chat(other, { text: "Greet me", model: "claude-3", brandVoiceId: made.body.data.id });
+    expect([foreign.status, foreign.body.errCode]).toEqual([404, "BRAND_VOICE_NOT_FOUND"]);
+    expect((await s.call("GET", "/v1/ai/chat/sessions", { headers: other.headers })).body.chatHistory).toEqual([]);
+    expect(await creditsUsed(other)).toBe(0);
+    expect(fake.calls).toHaveLength(1);
   });
 
   test("a failed provider call stores nothing and refunds", async () => {
