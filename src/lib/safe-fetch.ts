@@ -1,7 +1,8 @@
 // The one way aivis fetches a user-supplied URL: scheme check, our own DNS resolution with every
-// address checked (src/lib/address-policy.ts), a connection pinned to the checked addresses (no
-// DNS-rebinding window), manual redirects re-checked hop by hop, connect and total timeouts, a
-// byte cap on the decoded body and a content-type allow-list. Uses node:http(s) because it lets us
+// address checked (src/lib/address-policy.ts) and the port limited to 80/443, a connection pinned
+// to the checked addresses (no DNS-rebinding window), manual redirects re-checked hop by hop,
+// connect and total timeouts (DNS included), a byte cap on the decoded body and a content-type
+// allow-list. Uses node:http(s) because it lets us
 // supply the resolved addresses (`lookup`) and honours NODE_EXTRA_CA_CERTS.
 import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
@@ -16,7 +17,7 @@ import { extractReadableText, type PageText } from "./html-text";
 export const HTML_TYPES = ["text/html", "application/xhtml+xml"];
 
 export interface SafeFetchOptions {
-  /** only `fetchAllowPrivate` is read: true lifts the address check (tests, private deployments) */
+  /** only `fetchAllowPrivate` is read: true lifts the address and port checks (tests, private deployments) */
   config: Pick<Config, "fetchAllowPrivate">;
   /** refuse http:// (400 INVALID_URL), also on redirects; default true */
   httpsOnly?: boolean;
@@ -35,6 +36,8 @@ export interface SafeFetchOptions {
   resolveHost?: (hostname: string) => Promise<string[]>;
   /** replaces classifyAddress; only tests use it, to let a loopback server stand in for a public host */
   classify?: (address: string) => AddressVerdict;
+  /** replaces PUBLIC_PORTS; only tests use it, for the same reason */
+  ports?: readonly number[];
 }
 
 export interface SafeFetchResult {
@@ -43,11 +46,12 @@ export interface SafeFetchResult {
   status: number;
   /** lower-case media type without parameters, e.g. text/html */
   mediaType: string;
+  /** the charset the body is decoded with: a byte-order mark, else the content-type header's, else (HTML) a <meta> one */
   charset: string | null;
   body: Uint8Array;
   /** every URL that answered with a redirect, in order */
   redirects: string[];
-  /** the body decoded with the declared charset (utf-8 when none or unknown) */
+  /** the body decoded with `charset` (utf-8 when none or unknown) */
   text(): string;
 }
 
@@ -57,6 +61,13 @@ export const SAFE_FETCH_DEFAULTS = {
   connectTimeoutMs: 5_000,
   maxRedirects: 5,
 };
+
+/**
+ * The only ports a public host is fetched on. The address rule cannot tell aivis's own public
+ * address (or a neighbour's) from a website, so services on other ports of such a host (admin
+ * panels, databases, SMTP) stay out of reach, and aivis cannot be used to port-scan third parties.
+ */
+export const PUBLIC_PORTS: readonly number[] = [80, 443];
 
 const MAX_URL_LENGTH = 2048;
 const USER_AGENT = "aivis/0.1 (+https://github.com/aivis; server-side fetch of a user-supplied URL)";
@@ -87,15 +98,30 @@ async function systemResolve(hostname: string): Promise<string[]> {
   return found.map((a) => a.address);
 }
 
-/** The addresses to connect to; every one must pass the policy (one bad answer refuses the host). */
-async function resolveChecked(url: URL, opts: SafeFetchOptions): Promise<string[]> {
+/** `work`, or the signal's abort reason as soon as it aborts (a resolver cannot be cancelled, only stopped waiting for). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+}
+
+/** The addresses to connect to; every one must pass the policy (one bad answer refuses the host), and so must the port. */
+async function resolveChecked(url: URL, opts: SafeFetchOptions, signal: AbortSignal): Promise<string[]> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   let addresses: string[];
   if (isIpLiteral(host)) addresses = [host];
   else {
     try {
-      addresses = await (opts.resolveHost ?? systemResolve)(host);
-    } catch {
+      addresses = await untilAborted((opts.resolveHost ?? systemResolve)(host), signal);
+    } catch (err) {
+      if (signal.aborted) throw err; // the deadline (or the caller) ended the wait: not a DNS answer
       throw fetchFailed("FETCH_FAILED", `the host ${host} could not be resolved`);
     }
     if (addresses.length === 0) throw fetchFailed("FETCH_FAILED", `the host ${host} has no address`);
@@ -106,6 +132,10 @@ async function resolveChecked(url: URL, opts: SafeFetchOptions): Promise<string[
     if (!verdict.allowed) {
       throw new AppError(400, "URL_NOT_ALLOWED", `the URL points to a non-public address (${verdict.address}, ${verdict.range}); aivis only fetches public hosts`);
     }
+  }
+  const ports = opts.ports ?? PUBLIC_PORTS;
+  if (!ports.includes(portOf(url))) {
+    throw new AppError(400, "URL_NOT_ALLOWED", `port ${portOf(url)} is not allowed; aivis fetches public hosts on ports ${ports.join(" and ")} only`);
   }
   return addresses;
 }
@@ -199,6 +229,27 @@ async function readCapped(res: http.IncomingMessage, maxBytes: number): Promise<
   return new Uint8Array(Buffer.concat(chunks));
 }
 
+const BOMS: [number[], string][] = [
+  [[0xef, 0xbb, 0xbf], "utf-8"],
+  [[0xff, 0xfe], "utf-16le"],
+  [[0xfe, 0xff], "utf-16be"],
+];
+
+/**
+ * The body's charset as a browser would find it: a byte-order mark, else the header's, else for
+ * HTML a `<meta charset>` / `<meta http-equiv=content-type>` in the first 1024 bytes (the HTML
+ * prescan; a meta that claims UTF-16 means UTF-8, since the bytes were readable as ASCII).
+ */
+function sniffCharset(body: Uint8Array, headerCharset: string | null, html: boolean): string | null {
+  const bom = BOMS.find(([bytes]) => bytes.every((b, i) => body[i] === b));
+  if (bom) return bom[1];
+  if (headerCharset || !html) return headerCharset;
+  const head = new TextDecoder("windows-1252").decode(body.subarray(0, 1024));
+  const meta = /<meta\b[^>]*?charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head)?.[1]?.toLowerCase();
+  if (!meta) return null;
+  return meta.startsWith("utf-16") ? "utf-8" : meta;
+}
+
 function decodeText(body: Uint8Array, charset: string | null): string {
   try {
     return new TextDecoder(charset ?? "utf-8").decode(body);
@@ -242,7 +293,7 @@ export async function safeFetch(input: string, opts: SafeFetchOptions): Promise<
   const redirects: string[] = [];
   try {
     for (;;) {
-      const addresses = await resolveChecked(url, opts);
+      const addresses = await resolveChecked(url, opts, signal);
       const res = await requestOnce(url, addresses, accept, connectTimeoutMs, signal);
       const status = res.statusCode ?? 0;
       if (REDIRECT_STATUSES.has(status) && res.headers.location) {
@@ -257,7 +308,7 @@ export async function safeFetch(input: string, opts: SafeFetchOptions): Promise<
         } catch {
           throw fetchFailed("FETCH_FAILED", "the server sent an invalid redirect location");
         }
-        url = parseFetchUrl(next, httpsOnly); // scheme rules hold on every hop; the address is checked at the loop top
+        url = parseFetchUrl(next, httpsOnly); // scheme rules hold on every hop; address and port are checked at the loop top
         continue;
       }
       if (status < 200 || status > 299) {
@@ -270,8 +321,9 @@ export async function safeFetch(input: string, opts: SafeFetchOptions): Promise<
         res.destroy();
         throw fetchFailed("FETCH_CONTENT_TYPE", `the content type "${mediaType || "none"}" is not accepted here (allowed: ${accept.join(", ")})`);
       }
-      const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1]?.toLowerCase() ?? null;
+      const headerCharset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1]?.toLowerCase() ?? null;
       const body = await readCapped(res, maxBytes);
+      const charset = sniffCharset(body, headerCharset, HTML_TYPES.includes(mediaType));
       return { url: url.toString(), status, mediaType, charset, body, redirects, text: () => decodeText(body, charset) };
     }
   } catch (err) {

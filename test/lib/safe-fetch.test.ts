@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import net from "node:net";
 import { join } from "node:path";
 import { classifyAddress } from "../../src/lib/address-policy";
 import { fetchPageText, safeFetch, type SafeFetchOptions } from "../../src/lib/safe-fetch";
@@ -38,6 +39,11 @@ beforeAll(() => {
       "/gzip": () => new Response(Bun.gzipSync("compressed hello"), { headers: { "content-type": "text/plain", "content-encoding": "gzip" } }),
       "/binary": () => new Response(new Uint8Array([0x89, 0x50, 0x4e, 0x47]), { headers: { "content-type": "image/png" } }),
       "/latin1": () => new Response(new Uint8Array([0x63, 0x61, 0x66, 0xe9]), { headers: { "content-type": "text/plain; charset=iso-8859-1" } }),
+      // "café" in windows-1252, the charset named only by the page's <meta>
+      "/meta-charset": () => new Response(new Uint8Array([...new TextEncoder().encode('<html><head><meta charset="windows-1252"><title>caf'), 0xe9, ...new TextEncoder().encode("</title></head><body><p>ok</p></body></html>")]), { headers: { "content-type": "text/html" } }),
+      "/meta-http-equiv": () => new Response(new Uint8Array([...new TextEncoder().encode('<html><head><meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"><title>caf'), 0xe9, ...new TextEncoder().encode("</title></head></html>")]), { headers: { "content-type": "text/html" } }),
+      "/utf16-bom": () => new Response(new Uint8Array([0xff, 0xfe, ...Array.from("héllo").flatMap((c) => [c.charCodeAt(0), 0])]), { headers: { "content-type": "text/plain; charset=iso-8859-1" } }),
+      "/to-port-25": () => new Response(null, { status: 302, headers: { location: `http://127.0.0.1:25/` } }),
       "/to-loopback": () => new Response(null, { status: 302, headers: { location: "http://127.0.0.2:1/secret" } }),
       "/to-metadata": () => new Response(null, { status: 301, headers: { location: "http://169.254.169.254/latest/meta-data/" } }),
       "/to-mapped": () => new Response(null, { status: 307, headers: { location: "http://[::ffff:127.0.0.1]/" } }),
@@ -76,12 +82,21 @@ describe("SSRF: addresses are checked after resolution, before connecting", () =
     "https://[::ffff:127.0.0.1]/",
     "https://2130706433/", // decimal 127.0.0.1
     "https://0x7f.1/", // hex/short form of 127.0.0.1
+    "https://[::ffff:7f00:1]/", // IPv4-mapped, hex form
     "https://10.1.2.3/",
+    "https://172.16.0.1/",
     "https://192.168.0.10/",
-    "https://100.64.1.1/",
+    "https://100.64.1.1/", // CGNAT
+    "https://224.0.0.1/", // multicast
     "https://169.254.169.254/latest/meta-data/",
+    "https://169.254.1.1/", // link-local
+    "https://[::ffff:169.254.169.254]/",
+    "https://[64:ff9b::a9fe:a9fe]/", // NAT64 form of 169.254.169.254
     "https://[fd00:ec2::254]/",
+    "https://[fc00::1]/", // ULA
+    "https://[fd12:3456::1]/", // ULA
     "https://[fe80::1]/",
+    "https://[ff02::1]/", // IPv6 multicast
     "https://0.0.0.0/",
     "https://localhost/",
   ])("%s → 400 URL_NOT_ALLOWED", async (url) => {
@@ -94,6 +109,11 @@ describe("SSRF: addresses are checked after resolution, before connecting", () =
     const err = await failure(safeFetch("https://intranet.example/", { ...strict, resolveHost: async () => ["10.0.0.5"] }));
     expect(err.errCode).toBe("URL_NOT_ALLOWED");
     expect(err.message).toContain("10.0.0.5");
+  });
+
+  test.each(["::ffff:10.0.0.5", "fd00::5", "fe80::5", "100.64.0.5"])("a DNS answer %s is refused", async (answer) => {
+    const err = await failure(safeFetch("https://sneaky.example/", { ...strict, resolveHost: async () => [answer] }));
+    expect(err.errCode).toBe("URL_NOT_ALLOWED");
   });
 
   test("one private address among public ones refuses the host (no picking the good one)", async () => {
@@ -121,15 +141,17 @@ describe("SSRF: addresses are checked after resolution, before connecting", () =
     httpsOnly: false,
     classify: (a) => (a === "127.0.0.1" ? { allowed: true, address: a, range: "unicast" } : classifyAddress(a)),
   };
+  const siteIsPublicOnItsPort = (): SafeFetchOptions => ({ ...siteIsPublic, ports: [80, 443, site.port] });
 
   test.each(["/to-loopback", "/to-metadata", "/to-mapped"])("redirect %s is re-checked and refused", async (path) => {
-    const err = await failure(safeFetch(`${site.origin}${path}`, siteIsPublic));
+    const err = await failure(safeFetch(`${site.origin}${path}`, siteIsPublicOnItsPort()));
     expect(err.status).toBe(400);
     expect(err.errCode).toBe("URL_NOT_ALLOWED");
+    expect(err.message).toContain("non-public address");
   });
 
   test("a redirect to an allowed address is followed and reported", async () => {
-    const r = await safeFetch(`${site.origin}/to-page`, siteIsPublic);
+    const r = await safeFetch(`${site.origin}/to-page`, siteIsPublicOnItsPort());
     expect(r.url).toBe(`${site.origin}/page`);
     expect(r.redirects).toEqual([`${site.origin}/to-page`]);
   });
@@ -146,7 +168,29 @@ describe("SSRF: addresses are checked after resolution, before connecting", () =
     }
   });
 
-  test("AIVIS_FETCH_ALLOW_PRIVATE lifts the address check", async () => {
+  test.each(["https://public.example:8443/", "http://public.example:8080/", "https://public.example:22/", "https://93.184.216.34:25/"])(
+    "a public host on a port other than 80/443 is refused: %s",
+    async (url) => {
+      const err = await failure(safeFetch(url, { ...strict, httpsOnly: false, resolveHost: async () => ["93.184.216.34"] }));
+      expect(err.status).toBe(400);
+      expect(err.errCode).toBe("URL_NOT_ALLOWED");
+      expect(err.message).toMatch(/^port \d+ is not allowed/);
+    },
+  );
+
+  test("the port is re-checked on a redirect", async () => {
+    const err = await failure(safeFetch(`${site.origin}/to-port-25`, siteIsPublicOnItsPort()));
+    expect(err.errCode).toBe("URL_NOT_ALLOWED");
+    expect(err.message).toContain("port 25");
+  });
+
+  test("a loopback test site on its own port counts as public only when the port is allowed too", async () => {
+    const err = await failure(safeFetch(`${site.origin}/page`, siteIsPublic));
+    expect(err.errCode).toBe("URL_NOT_ALLOWED");
+    expect(err.message).toContain(`port ${site.port}`);
+  });
+
+  test("AIVIS_FETCH_ALLOW_PRIVATE lifts the address check (and the port rule)", async () => {
     const r = await safeFetch(`${site.origin}/page`, open);
     expect(r.status).toBe(200);
     expect(r.mediaType).toBe("text/html");
@@ -187,6 +231,21 @@ describe("limits", () => {
     expect(r.text()).toBe("café");
   });
 
+  test("without a charset header, an HTML page's <meta charset> is used", async () => {
+    const r = await safeFetch(`${site.origin}/meta-charset`, open);
+    expect(r.charset).toBe("windows-1252");
+    expect((await fetchPageText(`${site.origin}/meta-charset`, open)).title).toBe("café");
+    const equiv = await safeFetch(`${site.origin}/meta-http-equiv`, open);
+    expect(equiv.charset).toBe("iso-8859-1");
+    expect(equiv.text()).toContain("<title>café</title>");
+  });
+
+  test("a byte-order mark wins over the header", async () => {
+    const r = await safeFetch(`${site.origin}/utf16-bom`, { ...open, accept: ["text/plain"] });
+    expect(r.charset).toBe("utf-16le");
+    expect(r.text()).toBe("héllo");
+  });
+
   test("redirect loops stop at the bound → FETCH_TOO_MANY_REDIRECTS", async () => {
     const err = await failure(safeFetch(`${site.origin}/loop`, { ...open, maxRedirects: 3 }));
     expect(err.errCode).toBe("FETCH_TOO_MANY_REDIRECTS");
@@ -194,6 +253,24 @@ describe("limits", () => {
 
   test("a slow server hits the total timeout → FETCH_TIMEOUT", async () => {
     const err = await failure(safeFetch(`${site.origin}/slow`, { ...open, timeoutMs: 300 }));
+    expect(err.errCode).toBe("FETCH_TIMEOUT");
+  });
+
+  test("a server that accepts TCP but never completes TLS hits the connect timeout, not the total one", async () => {
+    const silent = net.createServer((socket) => socket.on("error", () => {}));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      const err = await failure(safeFetch(`https://127.0.0.1:${port}/`, { config: { fetchAllowPrivate: true }, connectTimeoutMs: 200, timeoutMs: 60_000 }));
+      expect(err.errCode).toBe("FETCH_TIMEOUT");
+      expect(err.message).toBe(`could not connect to 127.0.0.1:${port} within 200 ms`);
+    } finally {
+      silent.close();
+    }
+  });
+
+  test("a DNS lookup that never answers is bounded by the total timeout", async () => {
+    const err = await failure(safeFetch("https://hanging-dns.example/", { ...strict, timeoutMs: 200, resolveHost: () => new Promise(() => {}) }));
     expect(err.errCode).toBe("FETCH_TIMEOUT");
   });
 
