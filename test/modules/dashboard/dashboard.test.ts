@@ -3,13 +3,16 @@
 // → revoke), AI traffic (add a site, snippet, beacon data, days selector), visibility (empty
 // state, first report and a refresh with live job progress, history chart), phone width, sign
 // out. A screenshot of each page lands in test/artifacts/dashboard-*.png.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { reserveUsage } from "../../../src/ai/credits";
 import { planOf } from "../../../src/modules/users/plans";
 import { type FakeProviders, startFakeProviders } from "../../support/fake-providers";
 import { startTestServer, type TestServer, type TestUser } from "../../support/server";
 import { launchChromium, screenshot, watchErrors } from "./browser";
+
+// bun's default is 5 s per test (bunfig's [test] timeout is not read); browser steps on a busy 2-core machine need more
+setDefaultTimeout(60_000);
 
 const DAY = 86_400_000;
 const CHROME_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36";
@@ -287,6 +290,35 @@ describe("dashboard in Chromium", () => {
     expect(history.points).toHaveLength(2);
     expect(await page.locator("#history details tbody tr").count()).toBe(2);
     await screenshot(page, "visibility");
+  });
+
+  test("visibility: a report started elsewhere (the API) shows its progress here and lands without a reload", async () => {
+    // the providers hold their answers until the page has shown the running job
+    const answer = fake.answer;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fake.answer = async (family, model, system, prompt, call) => {
+      await held;
+      return answer(family, model, system, prompt, call);
+    };
+    try {
+      const queued = await s.call("POST", "/v1/ai/generate/seo-site-report", { body: { refresh: true }, headers: user.headers });
+      expect(queued.status).toBe(202);
+      await navLink("Overview").click();
+      await heading("Overview").waitFor();
+      await page.evaluate(() => ((window as unknown as { marker: number }).marker = 43));
+      await navLink("Visibility").click();
+      await page.getByText(/^Asking the AI models… \d+%$/).waitFor();
+      expect(await page.locator("#report-job progress").isVisible()).toBe(true);
+      expect(await page.getByRole("button", { name: "Refresh report" }).isDisabled()).toBe(true);
+    } finally {
+      release();
+      fake.answer = answer;
+    }
+    await page.getByText("Refreshed 2 times so far.", { exact: false }).waitFor({ timeout: 60_000 });
+    expect(await page.evaluate(() => (window as unknown as { marker: number }).marker)).toBe(43);
+    expect(await page.locator("#report-job").textContent()).toBe("Report ready.");
+    expect(await page.locator("#history details tbody tr").count()).toBe(3);
   });
 
   test("phone width (375 px): every page fits without horizontal scrolling", async () => {

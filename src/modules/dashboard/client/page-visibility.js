@@ -1,6 +1,7 @@
 // Visibility: the latest report (score, per-provider scores, competitor comparison,
 // recommendations, prompts), the score history chart, a refresh button, and a first-report form
-// when there is none. Report jobs show their progress and the page updates when they finish.
+// when there is none. A report in progress, started here or anywhere else (API, schedule, another
+// tab), shows its job's progress and the page updates when it finishes.
 import { api, ApiError } from "./api.js";
 import { lineChart } from "./charts.js";
 import { announce, errorBox, fill, h, pageTitle } from "./dom.js";
@@ -8,9 +9,6 @@ import { comparisonRows, formatDateTime, formatShare, historySeries, jobStatus, 
 
 const REPORT = "/v1/ai/generate/seo-site-report";
 const POLL_MS = 1000;
-
-/** the job of a report started from this tab, so coming back to the page resumes showing it */
-const pendingKey = (me) => `aivis:report-job:${me.user.workspaceId}`;
 
 function sleep(ms, signal) {
   return new Promise((resolve) => {
@@ -314,11 +312,10 @@ export default {
     }
 
     async function follow(jobId) {
-      sessionStorage.setItem(pendingKey(me), jobId);
       polling = true;
       toolbar.querySelector("button")?.setAttribute("disabled", "");
       if (content.querySelector("#empty-report")) fill(content);
-      announce("Report started");
+      announce("Report in progress");
       showJob(jobStatus({ state: "waiting" }));
       while (!signal.aborted) {
         let job;
@@ -326,7 +323,6 @@ export default {
           job = await api("GET", `/v1/ai/generate/job/${encodeURIComponent(jobId)}`);
         } catch (err) {
           if (err instanceof ApiError && err.status === 404) {
-            sessionStorage.removeItem(pendingKey(me));
             jobSlot.replaceChildren();
             polling = false;
             return load();
@@ -337,7 +333,6 @@ export default {
         const status = jobStatus(job);
         showJob(status);
         if (status.done) {
-          sessionStorage.removeItem(pendingKey(me));
           polling = false;
           announce(status.text);
           await load();
@@ -348,10 +343,12 @@ export default {
       }
     }
 
+    const { pending } = await api("GET", `${REPORT}/pending`);
+    if (signal.aborted) return;
+    polling = pending !== null; // no first-report form and no refresh while a report runs
     await load();
     if (signal.aborted) return;
     fill(main, ...pageTitle("Visibility", "How AI assistants answer questions about your market, and where your site shows up."), toolbar, jobSlot, content);
-    const pending = sessionStorage.getItem(pendingKey(me));
-    if (pending) void start(pending);
+    if (pending) void start(pending.jobId);
   },
 };
