@@ -1,5 +1,6 @@
-// Scheduled report refreshes: one croner job per workspace that set a schedule, running a normal
-// refresh (same rules, allowance and credits as POST refresh=true) as the user who set it.
+// Scheduled report refreshes: a workspace's cron schedule lives in visibility_schedules; a
+// once-a-minute tick claims the due ones and runs each as a normal refresh (same rules, allowance
+// and credits as POST refresh=true) as the user who set it.
 import { Cron } from "croner";
 import type { AppContext } from "../../context";
 import type { DB } from "../../db";
@@ -39,6 +40,12 @@ export interface ReportScheduler {
   stop(): void;
 }
 
+/**
+ * How often the worker process looks for due schedules. Schedules are read from the database on
+ * every tick, so one set through an API-only process (AIVIS_WORKER=false) fires in the worker.
+ */
+const TICK_SCHEDULE = "* * * * *";
+
 function readSchedule(db: DB, workspaceId: string): ScheduleRow | null {
   return db.query<ScheduleRow, { ws: string }>("SELECT * FROM visibility_schedules WHERE workspace_id = $ws").get({ ws: workspaceId });
 }
@@ -61,6 +68,12 @@ function parseCron(expr: string, timezone: string): Cron {
   }
 }
 
+/** When a schedule is due: its first cron time after its last run or its last edit, whichever is later; null = never. */
+export function scheduleDueAt(row: Pick<ScheduleRow, "cron" | "timezone" | "last_run_at" | "updated_at">): number | null {
+  const from = Math.max(row.last_run_at ?? 0, row.updated_at);
+  return parseCron(row.cron, row.timezone ?? "UTC").nextRun(new Date(from))?.getTime() ?? null;
+}
+
 /** Whether the next `limit + 1` runs from `from` fall within 24 hours: more refreshes than the plan allows. */
 export function exceedsDailyAllowance(cron: Cron, limit: number, from: Date): boolean {
   const runs = cron.nextRuns(limit + 1, from);
@@ -69,7 +82,7 @@ export function exceedsDailyAllowance(cron: Cron, limit: number, from: Date): bo
 }
 
 /**
- * One scheduled refresh of a workspace, now: what the cron calls. A refused refresh (allowance
+ * One scheduled refresh of a workspace, now: what the tick runs for a due schedule. A refused refresh (allowance
  * used, credits exhausted, plan downgraded) is recorded in last_error, never thrown.
  */
 export function runScheduledRefresh(ctx: AppContext, workspaceId: string): { jobId: string } | { errCode: string } {
@@ -99,15 +112,53 @@ export function runScheduledRefresh(ctx: AppContext, workspaceId: string): { job
   return outcome;
 }
 
-export function createReportScheduler(ctx: AppContext): ReportScheduler {
-  const timers = new Map<string, Cron>();
-  const db = ctx.db;
+/**
+ * The tick: runs every enabled schedule due at the clock's now. A due schedule is claimed by
+ * moving its last_run_at (compare-and-set), so it runs once however many of its times were missed
+ * while the server was down, and in one process only when several share the file. Returns the
+ * workspaces whose refresh was attempted.
+ */
+export function runDueSchedules(ctx: AppContext): string[] {
+  const now = ctx.clock.now();
+  const ran: string[] = [];
+  for (const row of ctx.db.query<ScheduleRow, []>("SELECT * FROM visibility_schedules WHERE enabled = 1").all()) {
+    let due: number | null;
+    try {
+      due = scheduleDueAt(row);
+    } catch (err) {
+      ctx.log("error", "a stored report schedule no longer parses", { workspaceId: row.workspace_id, error: String(err) });
+      continue;
+    }
+    if (due === null || due > now) continue;
+    const claimed = ctx.db
+      .query(
+        `UPDATE visibility_schedules SET last_run_at = $now
+         WHERE workspace_id = $ws AND enabled = 1 AND last_run_at IS $last AND updated_at = $updated`,
+      )
+      .run({ now, ws: row.workspace_id, last: row.last_run_at, updated: row.updated_at }).changes;
+    if (!claimed) continue;
+    runScheduledRefresh(ctx, row.workspace_id);
+    ran.push(row.workspace_id);
+  }
+  return ran;
+}
 
-  const read = (workspaceId: string) => readSchedule(db, workspaceId);
+export function createReportScheduler(ctx: AppContext): ReportScheduler {
+  const db = ctx.db;
+  // only the process that runs the worker ticks, so an API-only process never doubles a run
+  const tick = ctx.config.worker.enabled
+    ? new Cron(TICK_SCHEDULE, { protect: true, unref: true }, () => {
+        try {
+          const ran = runDueSchedules(ctx);
+          if (ran.length) ctx.log("info", "scheduled report refreshes run", { count: ran.length });
+        } catch (err) {
+          ctx.log("error", "report schedule tick failed", { error: err instanceof Error ? err.message : String(err) });
+        }
+      })
+    : null;
 
   function view(row: ScheduleRow): ScheduleView {
-    const timer = timers.get(row.workspace_id);
-    const next = row.enabled ? (timer ?? parseCron(row.cron, row.timezone ?? "UTC")).nextRun(new Date(ctx.clock.now())) : null;
+    const next = row.enabled ? parseCron(row.cron, row.timezone ?? "UTC").nextRun(new Date(ctx.clock.now())) : null;
     return {
       cron: row.cron,
       timezone: row.timezone ?? "UTC",
@@ -120,35 +171,9 @@ export function createReportScheduler(ctx: AppContext): ReportScheduler {
     };
   }
 
-  function unschedule(workspaceId: string) {
-    timers.get(workspaceId)?.stop();
-    timers.delete(workspaceId);
-  }
-
-  function schedule(row: ScheduleRow) {
-    unschedule(row.workspace_id);
-    // schedules fire in the process that runs the worker, so a web-only process never doubles them
-    if (!row.enabled || !ctx.config.worker.enabled) return;
-    const timer = new Cron(
-      row.cron,
-      { timezone: row.timezone ?? "UTC", protect: true, catch: (err) => ctx.log("error", "scheduled report refresh crashed", { error: String(err) }) },
-      () => void runScheduledRefresh(ctx, row.workspace_id),
-    );
-    timers.set(row.workspace_id, timer);
-  }
-
-  // schedules survive restarts: arm every enabled one at start-up
-  for (const row of db.query<ScheduleRow, []>("SELECT * FROM visibility_schedules WHERE enabled = 1").all()) {
-    try {
-      schedule(row);
-    } catch (err) {
-      ctx.log("error", "could not arm a report schedule", { workspaceId: row.workspace_id, error: String(err) });
-    }
-  }
-
   return {
     get(workspaceId) {
-      const row = read(workspaceId);
+      const row = readSchedule(db, workspaceId);
       return row ? view(row) : null;
     },
     set(principal, body) {
@@ -157,7 +182,9 @@ export function createReportScheduler(ctx: AppContext): ReportScheduler {
       const timezone = body.timezone ?? "UTC";
       checkTimezone(timezone);
       const cron = parseCron(body.cron, timezone);
-      if (exceedsDailyAllowance(cron, plan.refreshesPer24h, new Date(ctx.clock.now()))) {
+      const now = ctx.clock.now();
+      if (!cron.nextRun(new Date(now))) throw badRequest("INVALID_CRON", `"${body.cron}" never runs`);
+      if (exceedsDailyAllowance(cron, plan.refreshesPer24h, new Date(now))) {
         throw badRequest(
           "SCHEDULE_TOO_FREQUENT",
           `this schedule runs more than ${plan.refreshesPer24h} times in 24 hours, the ${plan.label} plan's refresh allowance`,
@@ -166,23 +193,19 @@ export function createReportScheduler(ctx: AppContext): ReportScheduler {
       if (!completedReport(db, principal.workspaceId)) {
         throw badRequest("NO_PRIOR_REPORT", "a schedule refreshes the latest report; request a first report before scheduling");
       }
-      const now = ctx.clock.now();
       db.query(
         `INSERT INTO visibility_schedules (workspace_id, user_id, cron, timezone, enabled, created_at, updated_at)
          VALUES ($ws, $user, $cron, $tz, $enabled, $now, $now)
          ON CONFLICT (workspace_id) DO UPDATE SET user_id = excluded.user_id, cron = excluded.cron, timezone = excluded.timezone,
            enabled = excluded.enabled, updated_at = excluded.updated_at`,
       ).run({ ws: principal.workspaceId, user: principal.userId, cron: body.cron, tz: timezone, enabled: body.enabled === false ? 0 : 1, now });
-      const row = read(principal.workspaceId)!;
-      schedule(row);
-      return view(row);
+      return view(readSchedule(db, principal.workspaceId)!);
     },
     remove(workspaceId) {
-      unschedule(workspaceId);
       return db.query("DELETE FROM visibility_schedules WHERE workspace_id = $ws").run({ ws: workspaceId }).changes > 0;
     },
     stop() {
-      for (const id of [...timers.keys()]) unschedule(id);
+      tick?.stop();
     },
   };
 }
