@@ -170,6 +170,20 @@ export function refreshAllowance(db: DB, workspaceId: string, plan: Plan, now: n
   return { used: rows.length, limit, remaining, retryAfterSeconds: Math.max(0, Math.ceil((freesAt - now) / 1000)) };
 }
 
+/**
+ * Refreshes counted so far in the line of `previous`: its own count, or more when refreshes of it
+ * are still queued or running (two quick refreshes must count 1 and 2, not 1 and 1).
+ */
+function refreshesSince(db: DB, workspaceId: string, previous: ReportRow): number {
+  const inFlight = db
+    .query<{ n: number | null }, { ws: string; since: number }>(
+      `SELECT max(refresh_count) AS n FROM visibility_reports
+       WHERE workspace_id = $ws AND trigger != 'new' AND status != 'failed' AND created_at >= $since`,
+    )
+    .get({ ws: workspaceId, since: previous.created_at })!.n;
+  return Math.max(previous.refresh_count, inFlight ?? 0);
+}
+
 function auditsUsed(db: DB, workspaceId: string): number {
   return db
     .query<{ n: number }, { ws: string }>("SELECT count(*) AS n FROM visibility_reports WHERE workspace_id = $ws AND status != 'failed'")
@@ -262,7 +276,7 @@ export function requestReport(ctx: AppContext, principal: Principal, body: Repor
       url = body.websiteurl !== undefined ? websiteUrl(body.websiteurl) : previous.website_url;
       competitors = body.competitors ?? (JSON.parse(previous.competitors) as string[]);
       prompts = body.prompts ?? (JSON.parse(previous.prompts) as string[]);
-      refreshCount = previous.refresh_count + 1;
+      refreshCount = refreshesSince(ctx.db, principal.workspaceId, previous) + 1;
     } else {
       if (plan.freeAudits !== null && auditsUsed(ctx.db, principal.workspaceId) >= plan.freeAudits) {
         throw forbidden("FREE_AUDIT_USED", `the ${plan.label} plan includes ${plan.freeAudits} report and it has been used; upgrade to run more`);

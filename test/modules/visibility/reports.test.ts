@@ -293,6 +293,21 @@ describe("refresh", () => {
     await waitJob(again.body.jobId, u.headers);
   });
 
+  test("two refreshes requested before the first finishes count 1 and 2", async () => {
+    const u = await s.user("business");
+    await runReport(u, { websiteurl: "https://allsite.test", prompts: promptsFor("all", 1) });
+    fake.delayMs = 300; // the first refresh is still running when the second is requested
+    const first = await s.call("POST", "/v1/ai/generate/seo-site-report", { body: { refresh: true }, headers: u.headers });
+    clock.advance(1_000);
+    const second = await s.call("POST", "/v1/ai/generate/seo-site-report", { body: { refresh: true }, headers: u.headers });
+    expect([first.status, second.status]).toEqual([202, 202]);
+    await waitJob(first.body.jobId, u.headers);
+    await waitJob(second.body.jobId, u.headers);
+    const rep = await latest(u);
+    expect(rep.reportId).toBe(second.body.reportId);
+    expect(rep.refreshMeta).toMatchObject({ count: 2, usedLast24h: 2 });
+  });
+
   test("sort=asc returns the first report, desc (default) the latest", async () => {
     const u = await s.user("business");
     await runReport(u, { websiteurl: "https://allsite.test", prompts: promptsFor("all", 1) });
