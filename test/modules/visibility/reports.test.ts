@@ -250,6 +250,44 @@ describe("SPEC 4.1 errors", () => {
     expect((await latest(u)).isEmpty).toBe(true);
   });
 
+  test("400 INVALID_COMPETITOR for a competitor that is neither a URL, a domain nor a name; the same rules on a refresh", async () => {
+    const u = await s.user("business");
+    for (const c of ["***", "https://", "https://127.0.0.1", "x".repeat(81)]) {
+      const r = await post(u, { websiteurl: "https://acme.test", competitors: [c] });
+      expect(r.status).toBe(400);
+      expect(r.body.errCode).toBe("INVALID_COMPETITOR");
+    }
+    await runReport(u, { websiteurl: "https://allsite.test", prompts: promptsFor("all", 1) });
+    const cap = planOf("business").promptsPerReport;
+    const overrides: [Record<string, unknown>, string][] = [
+      [{ refresh: true, websiteurl: "http://allsite.test" }, "INVALID_URL"],
+      [{ refresh: true, prompts: Array.from({ length: cap + 1 }, (_, i) => `prompt ${i}`) }, "TOO_MANY_PROMPTS"],
+      [{ refresh: true, competitors: ["***"] }, "INVALID_COMPETITOR"],
+    ];
+    for (const [body, errCode] of overrides) {
+      const r = await post(u, body);
+      expect(r.status).toBe(400);
+      expect(r.body.errCode).toBe(errCode);
+    }
+    reserveUsage(s.ctx.db, u.workspaceId, planOf("business"), "ai_credits", 500 - usedCredits(u), clock.now());
+    const broke = await post(u, { refresh: true });
+    expect(broke.status).toBe(403);
+    expect(broke.body.errCode).toBe("CREDITS_EXHAUSTED");
+  });
+
+  test("503 NO_PROVIDER_CONFIGURED when no family of AIVIS_REPORT_MODELS has a key or base URL", async () => {
+    const bare = await startTestServer({}, { clock });
+    try {
+      const u = await bare.user("business");
+      const r = await bare.call("POST", "/v1/ai/generate/seo-site-report", { body: { websiteurl: "https://acme.test" }, headers: u.headers });
+      expect(r.status).toBe(503);
+      expect(r.body.errCode).toBe("NO_PROVIDER_CONFIGURED");
+      expect(r.body.message).toContain("OPENAI_API_KEY");
+    } finally {
+      await bare.close();
+    }
+  });
+
   test("schema bounds: too many competitors, a non-string prompt", async () => {
     const u = await s.user("business");
     const many = Array.from({ length: 11 }, (_, i) => `c${i}.test`);
