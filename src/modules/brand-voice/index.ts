@@ -32,11 +32,16 @@ export function brandVoiceModule(ctx: AppContext, auth: AuthPlugin) {
     options: { auth: "api" as const, body: websiteBody, detail: { summary: "Create a brand voice from a website page (https); 201 with message and data" } },
   };
   const update = {
-    handler: ({ principal, params, body }: { principal: Principal; params: { id: string }; body: typeof updateBody.static }) => ({
+    handler: async ({ principal, params, body }: { principal: Principal; params: { id: string }; body: typeof updateBody.static }) => ({
       message: "Brand voice updated",
-      data: updateBrandVoice(ctx, principal, params.id, body),
+      data: await updateBrandVoice(ctx, principal, params.id, body),
     }),
-    options: { auth: "api" as const, params: voiceParams, body: updateBody, detail: { summary: "Update a brand voice's name, content, url or fetchInterval" } },
+    options: {
+      auth: "api" as const,
+      params: voiceParams,
+      body: updateBody,
+      detail: { summary: "Update a brand voice's name, content, url or fetchInterval; a new url without content is fetched now" },
+    },
   };
   const remove = {
     handler: ({ principal, params }: { principal: Principal; params: { id: string } }) => {

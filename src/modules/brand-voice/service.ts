@@ -184,15 +184,20 @@ export function createVoiceFromText(
   return insertVoice(ctx.db, ctx.clock.now(), principal, { type: "text", url: null, content: body.content.trim(), name: body.name, scope: body.scope });
 }
 
+/** Fetches a .md, .txt, .html or .json file URL (http or https) and returns its voice text. */
+async function fetchFileVoiceText(ctx: FetchContext, url: URL): Promise<string> {
+  const kind = fileKindOf(url);
+  const res = await safeFetch(url.toString(), { config: ctx.config, httpsOnly: false, accept: FILE_ACCEPT[kind], maxBytes: BRAND_VOICE_LIMITS.fileMaxBytes });
+  return fileToText(kind, res.mediaType, res.body, res.text());
+}
+
 export async function createVoiceFromFile(
   ctx: Pick<AppContext, "config" | "db" | "clock">,
   principal: Principal,
   body: { file: string; name?: string; scope?: VoiceScope },
 ): Promise<CreatedVoice> {
   const url = parseFetchUrl(body.file, false);
-  const kind = fileKindOf(url);
-  const res = await safeFetch(url.toString(), { config: ctx.config, httpsOnly: false, accept: FILE_ACCEPT[kind], maxBytes: BRAND_VOICE_LIMITS.fileMaxBytes });
-  const content = fileToText(kind, res.mediaType, res.body, res.text());
+  const content = await fetchFileVoiceText(ctx, url);
   return insertVoice(ctx.db, ctx.clock.now(), principal, { type: "file", url: url.toString(), content, name: body.name, scope: body.scope });
 }
 
@@ -203,26 +208,44 @@ export interface VoiceUpdate {
   fetchInterval?: FetchInterval;
 }
 
-/** Applies the fields sent. A new url is stored, not fetched: the next scheduled refresh uses it. */
-export function updateBrandVoice(ctx: Pick<AppContext, "db" | "clock">, principal: Principal, id: string, patch: VoiceUpdate): BrandVoice {
+/** The text a new source URL of a website or file voice holds now (the creation rules apply). */
+async function fetchSourceText(ctx: FetchContext, type: "website" | "file", url: URL): Promise<string> {
+  const text = type === "website" ? (await fetchWebsiteVoiceText(ctx, url.toString())).text : await fetchFileVoiceText(ctx, url);
+  if (!text.trim()) throw new AppError(422, "BRAND_VOICE_EMPTY", "no readable text was found at the new URL");
+  return text.slice(0, BRAND_VOICE_LIMITS.maxContentChars);
+}
+
+/**
+ * Applies the fields sent. A new `url` without `content` is fetched now and its text replaces
+ * the content (a failed fetch changes nothing); with `content`, the text sent is stored as is.
+ */
+export async function updateBrandVoice(ctx: Pick<AppContext, "db" | "clock" | "config">, principal: Principal, id: string, patch: VoiceUpdate): Promise<BrandVoice> {
   const current = findUsableBrandVoice(ctx.db, principal, id);
-  const now = ctx.clock.now();
   if (patch.url !== undefined && current.type === "text") throw badRequest("INVALID_URL", "a text brand voice has no source URL");
   if (patch.fetchInterval !== undefined && current.type !== "website") {
     throw badRequest("FETCH_INTERVAL_NOT_APPLICABLE", "fetchInterval applies to website brand voices only");
   }
-  const url = patch.url === undefined ? current.url : parseFetchUrl(patch.url, current.type === "website").toString();
-  const interval = patch.fetchInterval ?? current.fetchInterval;
-  const reschedule = patch.fetchInterval !== undefined;
+  const url = patch.url === undefined ? null : parseFetchUrl(patch.url, current.type === "website");
+  if (url && current.type === "file") fileKindOf(url);
+  const fetched = url && patch.content === undefined ? await fetchSourceText(ctx, current.type as "website" | "file", url) : null;
+
+  // after the await: fields not sent keep whatever the row holds now, not what was read before the fetch
+  const now = ctx.clock.now();
   ctx.db
     .query(
-      `UPDATE brand_voices SET name = $name, content = $content, url = $url, fetch_interval = $fetch_interval,
-         next_fetch_at = CASE WHEN $reschedule THEN $next_fetch_at ELSE next_fetch_at END, updated_at = $now
-       WHERE id = $id`,
+      `UPDATE brand_voices SET name = COALESCE($name, name), content = COALESCE($content, content), url = COALESCE($url, url),
+         fetch_interval = COALESCE($fetch_interval, fetch_interval),
+         next_fetch_at = CASE WHEN $fetch_interval IS NULL THEN next_fetch_at ELSE $next_fetch_at END,
+         last_fetched_at = CASE WHEN $fetched THEN $now ELSE last_fetched_at END,
+         last_fetch_error = CASE WHEN $fetched THEN NULL ELSE last_fetch_error END,
+         last_fetch_error_at = CASE WHEN $fetched THEN NULL ELSE last_fetch_error_at END,
+         updated_at = $now
+       WHERE id = $id AND is_active = 1`,
     )
     .run({
-      id, now, url, fetch_interval: interval, reschedule: reschedule ? 1 : 0, next_fetch_at: nextFetchAt(interval, now),
-      name: patch.name?.trim() || current.name, content: patch.content ?? current.content,
+      id, now, url: url?.toString() ?? null, fetched: fetched === null ? 0 : 1,
+      fetch_interval: patch.fetchInterval ?? null, next_fetch_at: patch.fetchInterval ? nextFetchAt(patch.fetchInterval, now) : null,
+      name: patch.name?.trim() || null, content: fetched ?? patch.content ?? null,
     });
   return findUsableBrandVoice(ctx.db, principal, id);
 }

@@ -221,6 +221,61 @@ describe("management (SPEC 4.4), scope and soft delete", () => {
   });
 });
 
+describe("PUT with a new url fetches it", () => {
+  test("a website voice: the new page's text replaces the content and lastFetchedAt moves", async () => {
+    const u = await s.user();
+    const id = (await create(u, "website", { websiteurl: `${site.origin}/about` })).body.data.id;
+    site.route("/careers", () => page("Join a team that writes like it talks."));
+    clock.advance(60_000);
+    const r = await s.call("PUT", `/v1/ai/brand-voice/${id}`, { headers: u.headers, body: { url: `${site.origin}/careers` } });
+    expect(r.status).toBe(200);
+    expect(r.body.data.url).toBe(`${site.origin}/careers`);
+    expect(r.body.data.content).toContain("Join a team that writes like it talks.");
+    expect(r.body.data.content).not.toContain("small businesses");
+    expect(r.body.data.lastFetchedAt).toBe(new Date(clock.now()).toISOString());
+  });
+
+  test("url with content: the content sent is stored and nothing is fetched", async () => {
+    const u = await s.user();
+    const id = (await create(u, "website", { websiteurl: `${site.origin}/about` })).body.data.id;
+    site.route("/press", () => page("Press page text."));
+    const r = await s.call("PUT", `/v1/ai/brand-voice/${id}`, { headers: u.headers, body: { url: `${site.origin}/press`, content: "Hand-written voice." } });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ url: `${site.origin}/press`, content: "Hand-written voice." });
+    expect(site.hits).not.toContain("/press");
+  });
+
+  test("a failed fetch of the new url is the error and changes nothing", async () => {
+    const u = await s.user();
+    const before = (await create(u, "website", { websiteurl: `${site.origin}/about`, name: "Keep me" })).body.data;
+    const r = await s.call("PUT", `/v1/ai/brand-voice/${before.id}`, { headers: u.headers, body: { url: `${site.origin}/gone`, name: "New name" } });
+    expect(r.status).toBe(422);
+    expect(r.body.errCode).toBe("FETCH_FAILED");
+    const after = (await s.call("GET", `/v1/ai/brand-voice/${before.id}`, { headers: u.headers })).body.data;
+    expect(after).toMatchObject({ name: "Keep me", url: `${site.origin}/about` });
+    expect(after.content).toContain("small businesses");
+  });
+
+  test("a file voice: the new file is fetched by its kind; an unsupported extension is a 400", async () => {
+    const u = await s.user();
+    const id = (await create(u, "file", { file: `${site.origin}/voice.md` })).body.data.id;
+    const bad = await s.call("PUT", `/v1/ai/brand-voice/${id}`, { headers: u.headers, body: { url: `${site.origin}/voice.pdf`, content: "x" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errCode).toBe("UNSUPPORTED_FILE_TYPE");
+    const r = await s.call("PUT", `/v1/ai/brand-voice/${id}`, { headers: u.headers, body: { url: `${site.origin}/voice.json` } });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ type: "file", url: `${site.origin}/voice.json`, content: "Confident, never smug." });
+  });
+
+  test("a website voice's new url must be https", async () => {
+    const u = await s.user();
+    const id = (await create(u, "website", { websiteurl: `${site.origin}/about` })).body.data.id;
+    const r = await s.call("PUT", `/v1/ai/brand-voice/${id}`, { headers: u.headers, body: { url: "http://example.com/" } });
+    expect(r.status).toBe(400);
+    expect(r.body.errCode).toBe("INVALID_URL");
+  });
+});
+
 describe("chat-route aliases (SPEC 4.6)", () => {
   test("POST /v1/ai/chat/brand-voice creates from a website; PUT and DELETE /brandVoices/:id manage it", async () => {
     const u = await s.user();
