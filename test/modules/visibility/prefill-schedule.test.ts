@@ -122,6 +122,26 @@ describe("a report without prompts", () => {
   });
 });
 
+describe("the report job fetches the site", () => {
+  test("the brand in the page title becomes the site's name", async () => {
+    site.route("/brand", () => html("<!doctype html><html><head><title>Localhost Metrics — Analytics for teams</title></head><body><p>Hi.</p></body></html>"));
+    fake.answer = () => "Try Localhost Metrics first; it is a fine pick.";
+    const u = await s.user("business");
+    const url = `https://localhost:${site.port}/brand`;
+    const r = await s.call("POST", "/v1/ai/generate/seo-site-report", { body: { websiteurl: url, prompts: ["best analytics?"] }, headers: u.headers });
+    expect(r.status).toBe(202);
+    for (let i = 0; i < 400; i++) {
+      const j = await s.call("GET", `/v1/ai/generate/job/${r.body.jobId}`, { headers: u.headers });
+      if (j.body.state === "completed") break;
+      await Bun.sleep(25);
+    }
+    const rep = (await s.call("GET", "/v1/ai/generate/seo-site-report", { headers: u.headers })).body;
+    expect(site.hits).toContain("/brand");
+    expect(rep.report.site).toMatchObject({ name: "Localhost Metrics", names: ["localhost", "Localhost Metrics"] });
+    expect(rep.report.prompts[0].results[0].mentions.map((m: any) => m.name)).toEqual(["Localhost Metrics"]);
+  });
+});
+
 describe("scheduled refresh", () => {
   const put = (u: TestUser, body: unknown) => s.call("PUT", "/v1/ai/generate/seo-site-report/schedule", { body, headers: u.headers });
 
