@@ -20,8 +20,9 @@ export interface ClientLimits {
 // Reasoning models refuse a temperature other than the default.
 const FIXED_TEMPERATURE = /^(ft:)?(o\d|gpt-5)/i;
 
-export function createOpenAiCompatibleClient(family: "openai" | "gemini", cfg: ProviderConfig, limits: ClientLimits) {
-  const client = new OpenAI({
+/** The SDK client for a family's configured key, base URL, timeout and retries. */
+export function openAiSdk(family: "openai" | "gemini", cfg: ProviderConfig, limits: ClientLimits): OpenAI {
+  return new OpenAI({
     // a local server may need no key, but the SDK insists on one
     apiKey: cfg.apiKey ?? "not-needed",
     // always explicit, so the SDK never falls back to process.env behind our config's back
@@ -29,6 +30,10 @@ export function createOpenAiCompatibleClient(family: "openai" | "gemini", cfg: P
     timeout: limits.timeoutMs,
     maxRetries: limits.maxRetries,
   });
+}
+
+export function createOpenAiCompatibleClient(family: "openai" | "gemini", cfg: ProviderConfig, limits: ClientLimits) {
+  const client = openAiSdk(family, cfg, limits);
 
   async function call<T>(run: () => Promise<T>): Promise<T> {
     try {

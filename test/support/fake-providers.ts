@@ -10,7 +10,9 @@
 //
 // Routes (the paths the SDKs build from the base URLs in `env`):
 //   openai    POST /v1/chat/completions (incl. stream: true SSE), /v1/responses (web_search tool →
-//             url_citation annotations), /v1/images/generations (dall-e-3, b64_json)
+//             url_citation annotations), /v1/images/generations (dall-e-3, b64_json);
+//             GET /v1/fine_tuning/jobs (newest first, honours limit and metadata[k]=v) over
+//             `fake.fineTuningJobs`
 //   gemini    POST /v1beta/openai/chat/completions (Gemini's OpenAI-compatible endpoint), also
 //             /v1beta/openai/responses and /images/generations under it
 //   anthropic POST /v1/messages
@@ -19,7 +21,7 @@
 import { deflateSync } from "node:zlib";
 
 export type FakeFamily = "openai" | "anthropic" | "gemini" | "stability";
-export type FakeKind = "chat" | "responses" | "image" | "messages";
+export type FakeKind = "chat" | "responses" | "image" | "messages" | "fine_tuning";
 
 export interface FakeCitation {
   url: string;
@@ -61,6 +63,21 @@ export type AnswerFn = (
   call: FakeCall,
 ) => FakeAnswer | Promise<FakeAnswer>;
 
+/** What a test puts in `fake.fineTuningJobs`; the rest of OpenAI's job object is filled in. */
+export interface FakeFineTuningJob {
+  id: string;
+  model: string;
+  status: "validating_files" | "queued" | "running" | "succeeded" | "failed" | "cancelled";
+  /** seconds since the epoch, like OpenAI */
+  created_at: number;
+  metadata?: Record<string, string> | null;
+  fine_tuned_model?: string | null;
+  finished_at?: number | null;
+  estimated_finish?: number | null;
+  trained_tokens?: number | null;
+  error?: { code: string; message: string; param: string | null } | null;
+}
+
 export interface FakeProvidersOptions {
   answer?: AnswerFn;
   delayMs?: number;
@@ -82,6 +99,10 @@ export interface FakeProviders {
     STABILITY_API_KEY: string;
   };
   calls: FakeCall[];
+  /** the OpenAI account's fine-tuning jobs, in any order (listed newest first) */
+  fineTuningJobs: FakeFineTuningJob[];
+  /** false: the job list ignores the metadata filter, like a careless compatible server */
+  fineTuningFilter: boolean;
   /** decides every reply; replace it freely. Reset with `fake.answer = defaultAnswer`. */
   answer: AnswerFn;
   /** every response waits this long first (abortable: a client timeout ends it) */
@@ -90,7 +111,7 @@ export interface FakeProviders {
   failNext(family: FakeFamily, status: number, times?: number): void;
   /** calls of one family (convenience filter over `calls`) */
   callsOf(family: FakeFamily): FakeCall[];
-  /** forget recorded calls, pending failures, delay, and restore the default answer */
+  /** forget recorded calls, pending failures, delay and fine-tuning jobs, and restore the default answer */
   reset(): void;
   stop(): Promise<void>;
 }
@@ -264,6 +285,24 @@ export async function startFakeProviders(opts: FakeProvidersOptions = {}): Promi
     };
   }
 
+  /** GET /v1/fine_tuning/jobs: OpenAI's cursor page, newest first, filtered by metadata[k]=v. */
+  function fineTuningPage(url: URL): Response {
+    const wanted = [...url.searchParams].flatMap(([k, v]) => {
+      const key = /^metadata\[(.+)\]$/.exec(k)?.[1];
+      return key ? [[key, v] as const] : [];
+    });
+    const limit = Number(url.searchParams.get("limit") ?? 20);
+    const jobs = [...fake.fineTuningJobs]
+      .sort((a, b) => b.created_at - a.created_at)
+      .filter((job) => !fake.fineTuningFilter || wanted.every(([k, v]) => job.metadata?.[k] === v));
+    const data = jobs.slice(0, limit).map((job) => ({
+      object: "fine_tuning.job", organization_id: "org-fake", training_file: "file-fake", validation_file: null,
+      result_files: [], seed: 42, hyperparameters: { n_epochs: "auto" }, fine_tuned_model: null, finished_at: null,
+      trained_tokens: null, error: null, metadata: null, ...job,
+    }));
+    return Response.json({ object: "list", data, has_more: jobs.length > limit });
+  }
+
   async function reply(call: FakeCall, request: Request): Promise<Response> {
     const raw = await fake.answer(call.family, call.model, call.system, call.user, call);
     const answer = typeof raw === "string" ? { text: raw } : raw;
@@ -335,7 +374,22 @@ export async function startFakeProviders(opts: FakeProvidersOptions = {}): Promi
     hostname: "127.0.0.1",
     idleTimeout: 0,
     async fetch(request) {
-      const path = new URL(request.url).pathname;
+      const url = new URL(request.url);
+      const path = url.pathname;
+      if (request.method === "GET" && path === "/v1/fine_tuning/jobs") {
+        const auth = request.headers.get("authorization");
+        const call: FakeCall = {
+          family: "openai", kind: "fine_tuning", path, model: "", system: "", user: "", messages: [], stream: false, webSearch: false,
+          apiKey: auth?.startsWith("Bearer ") ? auth.slice(7) : auth, status: 200, body: Object.fromEntries(url.searchParams), at: Date.now(),
+        };
+        fake.calls.push(call);
+        const status = requireKeys && call.apiKey !== KEYS.openai ? 401 : takeFailure("openai");
+        if (status !== null) {
+          call.status = status;
+          return errorResponse("openai", status, `fake openai: ${status === 401 ? "invalid api key" : `scripted failure ${status}`}`);
+        }
+        return fineTuningPage(url);
+      }
       const r = request.method === "POST" ? route(path) : null;
       if (!r) return new Response(JSON.stringify({ error: { message: `fake providers: no route ${request.method} ${path}` } }), { status: 404 });
       const call = await parseCall(request, r.family, r.kind, path);
@@ -378,6 +432,8 @@ export async function startFakeProviders(opts: FakeProvidersOptions = {}): Promi
       STABILITY_API_KEY: KEYS.stability,
     },
     calls: [],
+    fineTuningJobs: [],
+    fineTuningFilter: true,
     answer: opts.answer ?? defaultAnswer,
     delayMs: opts.delayMs ?? 0,
     failNext(family, status, times = 1) {
@@ -390,6 +446,8 @@ export async function startFakeProviders(opts: FakeProvidersOptions = {}): Promi
     },
     reset() {
       fake.calls.length = 0;
+      fake.fineTuningJobs.length = 0;
+      fake.fineTuningFilter = true;
       failures.clear();
       fake.delayMs = 0;
       fake.answer = opts.answer ?? defaultAnswer;

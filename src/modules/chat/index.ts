@@ -1,6 +1,7 @@
 // /v1/ai/chat: the caller's chat sessions and their message blocks, feedback, and the fine-tuning
 // status (SPEC 4.6). Messages themselves are sent with POST /v1/ai/generate/chat.
 import { Elysia } from "elysia";
+import { createFineTuningJobs } from "../../ai/fine-tuning";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../http/auth";
 import { feedbackRoutes } from "../feedback";
@@ -14,9 +15,10 @@ import {
   sessionWithBlocksResponse,
   skipQuery,
 } from "./model";
-import { createSession, deleteSession, getSession, latestSession, listSessions, sessionBlocks } from "./service";
+import { createSession, currentFineTuningJob, deleteSession, getSession, latestSession, listSessions, sessionBlocks } from "./service";
 
 export function chatModule(ctx: AppContext, auth: AuthPlugin) {
+  const fineTuning = createFineTuningJobs(ctx.config);
   const remove = ({ principal, params }: { principal: Parameters<typeof deleteSession>[1]; params: { sessionId: string } }) => {
     deleteSession(ctx.db, principal, params.sessionId);
     return { message: "Session deleted", sessionId: params.sessionId };
@@ -87,10 +89,10 @@ export function chatModule(ctx: AppContext, auth: AuthPlugin) {
     )
     .delete("/session/:sessionId", remove, deleteOptions)
     .delete("/chatSession/:sessionId", remove, deleteOptions)
-    .get("/getFineTuningJob", () => ({ message: "No fine-tuning job", job: null }), {
+    .get("/getFineTuningJob", ({ principal }) => currentFineTuningJob(fineTuning, principal), {
       auth: "api",
       response: { 200: fineTuningJobResponse },
-      detail: { summary: "The account's fine-tuning job; aivis runs none, so job is always null" },
+      detail: { summary: "The workspace's current fine-tuning job at OpenAI (tagged with metadata aivis_workspace), or job: null" },
     })
     .use(feedbackRoutes(ctx, auth, "chat"));
 }

@@ -56,5 +56,18 @@ export const deleteSessionResponse = t.Object({ message: t.String(), sessionId: 
 
 export const fineTuningJobResponse = t.Object({
   message: t.String(),
-  job: t.Null({ description: "aivis runs no fine-tuning; always null (README)" }),
+  job: t.Nullable(
+    t.Object({
+      id: t.String(),
+      status: t.String({ description: "validating_files, queued, running, succeeded, failed or cancelled" }),
+      baseModel: t.String(),
+      fineTunedModel: t.Nullable(t.String({ description: "the ft:… model id once it succeeded" })),
+      createdAt: t.String(),
+      finishedAt: t.Nullable(t.String()),
+      estimatedFinishAt: t.Nullable(t.String()),
+      trainedTokens: t.Nullable(t.Integer()),
+      error: t.Nullable(t.String()),
+    }),
+    { description: "the newest OpenAI fine-tuning job tagged with metadata aivis_workspace = this workspace's id; null when there is none (README)" },
+  ),
 });

@@ -1,5 +1,7 @@
 // Chat sessions and their message blocks (SPEC 2.7, 4.6): owned by one user, listed 10 at a time,
-// blocks paged 3 at a time newest first. Another user's session reads as "not found".
+// blocks paged 3 at a time newest first. Another user's session reads as "not found". Also the
+// workspace's fine-tuning status that /v1/ai/chat reports.
+import type { FineTuningJobs, FineTuningJobView } from "../../ai/fine-tuning";
 import type { DB } from "../../db";
 import { tx } from "../../db";
 import { notFound } from "../../http/errors";
@@ -203,4 +205,17 @@ export function ownsBlock(db: DB, principal: Principal, blockId: string, session
     )
     .get({ id: blockId, user_id: principal.userId });
   return row !== null && (sessionId === undefined || row.session_id === sessionId);
+}
+
+const NO_FINE_TUNING_JOB = {
+  none: "No fine-tuning job",
+  not_configured: "No fine-tuning job: the openai provider is not configured (set OPENAI_API_KEY)",
+  unsupported: "No fine-tuning job: the server at OPENAI_BASE_URL has no fine-tuning API",
+} as const;
+
+/** GET /getFineTuningJob: the workspace's current fine-tuning job at OpenAI, or none and why. */
+export async function currentFineTuningJob(fineTuning: FineTuningJobs, principal: Principal): Promise<{ message: string; job: FineTuningJobView | null }> {
+  const found = await fineTuning.latest(principal.workspaceId);
+  if (found.job) return { message: "Current fine-tuning job", job: found.job };
+  return { message: NO_FINE_TUNING_JOB[found.reason], job: null };
 }

@@ -1,8 +1,8 @@
 // /v1/ai/chat sessions: paging (10 sessions, 3 blocks), client-chosen ids, deletion on both paths,
-// isolation between users, and the fine-tuning status.
+// isolation between users, and the workspace's fine-tuning job at (fake) OpenAI.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../../src/platform/clock";
-import { type FakeProviders, startFakeProviders } from "../../support/fake-providers";
+import { type FakeFineTuningJob, type FakeProviders, startFakeProviders } from "../../support/fake-providers";
 import { startTestServer, type TestServer, type TestUser } from "../../support/server";
 
 const clock = new ManualClock(Date.parse("2026-05-01T10:00:00Z"));
@@ -176,10 +176,88 @@ describe("sessions belong to their user", () => {
 });
 
 describe("GET /getFineTuningJob", () => {
+  const tagged = (id: string, workspaceId: string | null, createdAt: number, extra: Partial<FakeFineTuningJob> = {}): FakeFineTuningJob => ({
+    id, model: "gpt-4o-mini-2024-07-18", status: "running", created_at: createdAt,
+    metadata: workspaceId ? { aivis_workspace: workspaceId } : null, ...extra,
+  });
+
   test("200 saying there is none", async () => {
+    fake.reset();
     const u = await s.user();
     const r = await get(u, "/getFineTuningJob");
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ message: "No fine-tuning job", job: null });
+  });
+
+  test("the newest job tagged with the caller's workspace — never another workspace's or an untagged one", async () => {
+    fake.reset();
+    const u = await s.user();
+    const other = await s.user();
+    fake.fineTuningJobs.push(
+      tagged("ftjob-old", u.workspaceId, 1_790_000_000, {
+        status: "succeeded", fine_tuned_model: "ft:gpt-4o-mini:acme::old", finished_at: 1_790_003_600, trained_tokens: 12_000,
+      }),
+      tagged("ftjob-current", u.workspaceId, 1_790_100_000, { estimated_finish: 1_790_103_600 }),
+      tagged("ftjob-other", other.workspaceId, 1_790_200_000),
+      tagged("ftjob-untagged", null, 1_790_300_000),
+    );
+    const r = await get(u, "/getFineTuningJob");
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      message: "Current fine-tuning job",
+      job: {
+        id: "ftjob-current", status: "running", baseModel: "gpt-4o-mini-2024-07-18", fineTunedModel: null,
+        createdAt: new Date(1_790_100_000_000).toISOString(), finishedAt: null,
+        estimatedFinishAt: new Date(1_790_103_600_000).toISOString(), trainedTokens: null, error: null,
+      },
+    });
+    const asked = fake.calls.find((c) => c.kind === "fine_tuning")!;
+    expect(asked.body["metadata[aivis_workspace]"]).toBe(u.workspaceId);
+    expect(asked.apiKey).toBe(fake.env.OPENAI_API_KEY);
+    expect((await get(other, "/getFineTuningJob")).body.job.id).toBe("ftjob-other");
+
+    // a compatible server that ignores the metadata filter still shows only the caller's job
+    fake.fineTuningFilter = false;
+    expect((await get(u, "/getFineTuningJob")).body.job.id).toBe("ftjob-current");
+    expect((await get(await s.user(), "/getFineTuningJob")).body).toEqual({ message: "No fine-tuning job", job: null });
+  });
+
+  test("a finished job carries its fine-tuned model or its error", async () => {
+    fake.reset();
+    const u = await s.user();
+    fake.fineTuningJobs.push(tagged("ftjob-done", u.workspaceId, 1_790_000_000, { status: "succeeded", fine_tuned_model: "ft:gpt-4o-mini:acme::done", finished_at: 1_790_003_600, trained_tokens: 12_000 }));
+    expect((await get(u, "/getFineTuningJob")).body.job).toMatchObject({
+      status: "succeeded", fineTunedModel: "ft:gpt-4o-mini:acme::done", finishedAt: new Date(1_790_003_600_000).toISOString(), trainedTokens: 12_000,
+    });
+    fake.fineTuningJobs.push(tagged("ftjob-bad", u.workspaceId, 1_790_100_000, {
+      status: "failed", finished_at: 1_790_100_060, error: { code: "invalid_training_file", message: "line 3 is not JSON", param: "training_file" },
+    }));
+    expect((await get(u, "/getFineTuningJob")).body.job).toMatchObject({ id: "ftjob-bad", status: "failed", error: "line 3 is not JSON" });
+  });
+
+  test("provider failure → our error shape (502 PROVIDER_ERROR)", async () => {
+    fake.reset();
+    fake.failNext("openai", 500, 10);
+    const r = await get(await s.user(), "/getFineTuningJob");
+    expect([r.status, r.body.errCode]).toEqual([502, "PROVIDER_ERROR"]);
+    expect(Object.keys(r.body).sort()).toEqual(["errCode", "message"]);
+    fake.reset();
+  });
+
+  test.each([
+    [{ OPENAI_API_KEY: "", OPENAI_BASE_URL: "" }, "the openai provider is not configured (set OPENAI_API_KEY)"],
+    [{ OPENAI_BASE_URL: "LOCAL" }, "OPENAI_BASE_URL has no fine-tuning API"],
+  ])("no openai provider, or a local server without the API → 200 none, saying why (%j)", async (env, why) => {
+    fake.reset();
+    const openai = env.OPENAI_BASE_URL === "LOCAL" ? { OPENAI_BASE_URL: `${fake.url}/local-model-server/v1` } : env;
+    const other = await startTestServer({ ...fake.env, ...openai });
+    try {
+      const r = await other.call("GET", "/v1/ai/chat/getFineTuningJob", { headers: (await other.user()).headers });
+      expect(r.status).toBe(200);
+      expect(r.body.job).toBeNull();
+      expect(r.body.message).toContain(why);
+    } finally {
+      await other.close();
+    }
   });
 });
