@@ -40,11 +40,9 @@ export async function refreshBrandVoice(ctx: Pick<AppContext, "db" | "clock" | "
   return { voiceId, refreshed: true, contentLength: recordRefreshSuccess(ctx.db, ctx.clock.now(), voiceId, text) };
 }
 
-/** Registers the job handler and, when this process runs the worker, the croner tick. */
-export function setUpBrandVoiceRefresh(ctx: AppContext): void {
-  ctx.jobs.register<RefreshJobData, RefreshResult>(BRAND_VOICE_REFRESH_JOB, (job: JobContext<RefreshJobData>) => refreshBrandVoice(ctx, job.data.voiceId));
-  if (!ctx.config.worker.enabled) return;
-  const tick = new Cron(REFRESH_TICK_SCHEDULE, { protect: true, unref: true }, () => {
+/** The croner tick that queues due refreshes; the caller stops it. */
+export function startRefreshTick(ctx: Pick<AppContext, "db" | "clock" | "jobs" | "log">, schedule = REFRESH_TICK_SCHEDULE): Cron {
+  return new Cron(schedule, { protect: true, unref: true }, () => {
     try {
       const jobs = enqueueDueRefreshes(ctx);
       if (jobs.length) ctx.log("info", "brand voice refreshes queued", { count: jobs.length });
@@ -52,5 +50,12 @@ export function setUpBrandVoiceRefresh(ctx: AppContext): void {
       ctx.log("error", "brand voice refresh tick failed", { error: err instanceof Error ? err.message : String(err) });
     }
   });
+}
+
+/** Registers the job handler and, when this process runs the worker, the croner tick. */
+export function setUpBrandVoiceRefresh(ctx: AppContext): void {
+  ctx.jobs.register<RefreshJobData, RefreshResult>(BRAND_VOICE_REFRESH_JOB, (job: JobContext<RefreshJobData>) => refreshBrandVoice(ctx, job.data.voiceId));
+  if (!ctx.config.worker.enabled) return;
+  const tick = startRefreshTick(ctx);
   ctx.onShutdown(() => tick.stop());
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "../../../src/platform/clock";
-import { enqueueDueRefreshes } from "../../../src/modules/brand-voice/refresh";
+import { BRAND_VOICE_REFRESH_JOB, enqueueDueRefreshes, startRefreshTick } from "../../../src/modules/brand-voice/refresh";
 import { html, startSite, trustTestCertificate, type TestSite } from "../../support/https-site";
 import { waitFor } from "../../support/jobs";
 import { startTestServer, type TestServer, type TestUser } from "../../support/server";
@@ -347,4 +347,26 @@ describe("refresh schedule (injected clock)", () => {
     expect(enqueueDueRefreshes(s.ctx)).toEqual([]);
     site.route("/about", () => page(aboutText));
   });
+});
+
+test("the croner tick queues due voices by itself (a per-second schedule stands in for the minute)", async () => {
+  // no worker here: its own minute tick is off, so whatever gets queued came from this tick
+  const idle = await startTestServer({ AIVIS_WORKER: "false" }, { clock });
+  const tick = startRefreshTick(idle.ctx, "* * * * * *");
+  try {
+    const u = await idle.user();
+    const id = (await idle.call("POST", "/v1/ai/generate/brand-voice/website", { headers: u.headers, body: { websiteurl: `${site.origin}/about`, fetchInterval: "weekly" } })).body.data.id;
+    const queued = () =>
+      idle.ctx.db
+        .query<{ data: string }, { name: string; ws: string }>("SELECT data FROM jobs WHERE name = $name AND workspace_id = $ws")
+        .all({ name: BRAND_VOICE_REFRESH_JOB, ws: u.workspaceId });
+    await Bun.sleep(1500); // ticks happen; nothing is due yet
+    expect(queued()).toEqual([]);
+    clock.advance(7 * DAY);
+    await waitFor("a tick to queue the refresh", () => queued().length > 0);
+    expect(queued().map((j) => JSON.parse(j.data))).toEqual([{ voiceId: id }]);
+  } finally {
+    tick.stop();
+    await idle.close();
+  }
 });
