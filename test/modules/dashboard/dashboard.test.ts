@@ -28,6 +28,8 @@ let context: BrowserContext;
 let page: Page;
 let user: TestUser;
 let errors: string[];
+/** every request the page made to anywhere but this server (the dashboard must work offline) */
+const offsite: string[] = [];
 
 beforeAll(async () => {
   fake = await startFakeProviders();
@@ -45,6 +47,9 @@ beforeAll(async () => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: s.url });
   page = await context.newPage();
   errors = watchErrors(page);
+  page.on("request", (r) => {
+    if (!r.url().startsWith(`${s.url}/`) && !r.url().startsWith("data:")) offsite.push(r.url());
+  });
 });
 
 afterAll(async () => {
@@ -333,9 +338,26 @@ describe("dashboard in Chromium", () => {
       await heading(title).waitFor();
       await page.locator("main .card").first().waitFor();
       if (path === "/app/traffic") await page.locator("#traffic-chart canvas").first().waitFor();
-      if (path === "/app/visibility") await page.locator("#history-chart canvas").first().waitFor();
+      if (path === "/app/visibility") {
+        await page.locator("#history-chart canvas").first().waitFor();
+        // the per-provider table fits without scrolling sideways in its card
+        expect(await page.locator("#providers .table-wrap").evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+      }
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow).toBeLessThanOrEqual(0);
+      // the navigation fits too: no link hidden behind a sideways scroll inside the bar
+      expect(await page.evaluate(() => document.querySelector("#nav ul")!.scrollWidth - document.querySelector("#nav ul")!.clientWidth)).toBeLessThanOrEqual(0);
+      // every control has an accessible name (a label, aria-label(ledby) or, for buttons, text)
+      const unnamed = await page.evaluate(() =>
+        [...document.querySelectorAll<HTMLElement>("input, select, textarea, button")]
+          .filter((el) => {
+            const labels = (el as HTMLInputElement).labels;
+            const named = (labels && labels.length > 0) || el.getAttribute("aria-label") || el.getAttribute("aria-labelledby");
+            return !named && !(el.tagName === "BUTTON" && el.textContent!.trim());
+          })
+          .map((el) => el.outerHTML.slice(0, 100)),
+      );
+      expect(unnamed).toEqual([]);
       expect(await navLink("Visibility").isVisible()).toBe(true);
       await screenshot(page, shot);
     }
@@ -371,7 +393,8 @@ describe("dashboard in Chromium", () => {
     await heading("API key").waitFor();
   });
 
-  test("no script errors and no CSP violations along the way", () => {
+  test("no script errors, no CSP violations and no request off this server along the way", () => {
     expect(errors).toEqual([]);
+    expect(offsite).toEqual([]);
   });
 });

@@ -62,7 +62,7 @@ function providersCard(report) {
       {},
       h("th", { scope: "row" }, p.label, p.models.length ? h("div", { class: "muted" }, p.models.join(", ")) : null),
       h("td", { class: "num" }, p.score === null ? h("span", { class: "muted" }, "no answers") : score(p.score)),
-      h("td", {}, p.score === null ? null : scoreBar(p.score)),
+      h("td", { class: "bar-cell" }, p.score === null ? null : scoreBar(p.score)),
       h("td", { class: "num" }, p.mentionRate === null ? "—" : formatShare(p.mentionRate)),
     ),
   );
@@ -70,7 +70,7 @@ function providersCard(report) {
     "section",
     { class: "card", id: "providers", "aria-labelledby": "providers-title" },
     h("h2", { id: "providers-title" }, "By AI provider"),
-    table("Score per AI provider", [["Provider"], ["Score", "num"], [""], ["Mentions you", "num"]], rows),
+    table("Score per AI provider", [["Provider"], ["Score", "num"], ["", "bar-cell"], ["Mentions you", "num"]], rows),
   );
 }
 
