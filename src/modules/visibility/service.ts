@@ -112,9 +112,14 @@ function failReport(db: DB, row: Pick<ReportRow, "id">, error: string, now: numb
   });
 }
 
-/** Fewer prompts than were paid for (generated ones ran short): the difference goes back. */
-function chargeOnly(db: DB, reportId: string, cost: number): void {
+/**
+ * Stores the prompts the job wrote, so a retry asks the same ones it was charged for, and gives
+ * back the credits of any it could not write (fewer than were paid for).
+ */
+function keepWrittenPrompts(db: DB, reportId: string, prompts: string[]): void {
+  const cost = prompts.length * CREDITS_PER_PROMPT;
   tx(db, () => {
+    db.query("UPDATE visibility_reports SET prompts = $prompts WHERE id = $id").run({ id: reportId, prompts: JSON.stringify(prompts) });
     const row = db.query<Pick<ReportRow, "credits">, { id: string }>("SELECT credits FROM visibility_reports WHERE id = $id").get({ id: reportId });
     const reservation = row?.credits ? (JSON.parse(row.credits) as Reservation) : null;
     if (!reservation || reservation.cost <= cost) return;
@@ -411,7 +416,7 @@ async function buildReport(ctx: AppContext, job: JobContext<ReportJobData>, row:
     const suggested = model ? await askForSuggestions(ctx, model, site, { competitors, prompts: [] }, want, job.signal).catch(() => none) : none;
     // the model's questions first; generic ones fill up to the count the report was charged for
     prompts = mergeSuggestions(row.website_url, suggested, { competitors: [], prompts: fallbackPrompts(site) }, want).prompts;
-    chargeOnly(ctx.db, row.id, prompts.length * CREDITS_PER_PROMPT);
+    keepWrittenPrompts(ctx.db, row.id, prompts);
   }
   job.updateProgress(10);
   const entities = trackedEntities(row.website_url, competitors, site.title);

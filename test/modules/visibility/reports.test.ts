@@ -142,6 +142,31 @@ describe("report job against three providers", () => {
     expect(failed.error).toMatch(/PROVIDER/);
   });
 
+  test("prompts the job wrote are kept for its retry, so the retry asks (and is charged for) the same ones", async () => {
+    const u = await s.user("business");
+    fake.answer = (_f, _m, system) =>
+      system.includes("JSON only") ? JSON.stringify({ competitors: [], prompts: ["Model question one?", "Model question two?", "Model question three?"] }) : "Allsite is great.";
+    // attempt 1: the suggestion call and every answer fail, so it falls back to the 2 generic prompts
+    fake.failNext("openai", 500, 3);
+    fake.failNext("anthropic", 500, 2);
+    fake.failNext("gemini", 500, 2);
+    const r = await s.call("POST", "/v1/ai/generate/seo-site-report", { body: { websiteurl: "https://allsite.test" }, headers: u.headers });
+    expect(r.status).toBe(202);
+    let job: any;
+    for (let i = 0; i < 400; i++) {
+      job = (await s.call("GET", `/v1/ai/generate/job/${r.body.jobId}`, { headers: u.headers })).body;
+      if (job.state === "completed" || job.state === "failed") break;
+      if (job.state === "delayed") clock.advance(31_000);
+      await Bun.sleep(25);
+    }
+    expect(job.state).toBe("completed");
+    expect(job.attemptsMade).toBe(2);
+    const rep = await latest(u);
+    expect(rep.input.prompts).toEqual(["What are the best alternatives to allsite.test?", "Is allsite.test a good choice, and what are its competitors?"]);
+    expect(rep.report.totals).toMatchObject({ prompts: 2, calls: 6, answered: 6 });
+    expect(usedCredits(u)).toBe(2);
+  });
+
   test("no answer at all → the job fails, the credits come back and there is still no report", async () => {
     const u = await s.user("business");
     for (const f of ["openai", "anthropic", "gemini"] as const) fake.failNext(f, 500, 1000);
