@@ -142,6 +142,32 @@ describe("report job against three providers", () => {
     expect(failed.error).toMatch(/PROVIDER/);
   });
 
+  test("an unconfigured provider is not asked and shows as null and not_configured, never as a 0", async () => {
+    const { GEMINI_API_KEY: _key, GEMINI_BASE_URL: _url, ...twoFamilies } = fake.env;
+    const partial = await startTestServer({ ...twoFamilies, AIVIS_RATE_LIMIT_PER_MINUTE: "100000", AIVIS_AI_MAX_RETRIES: "0" }, { clock });
+    try {
+      const u = await partial.user("business");
+      const r = await partial.call("POST", "/v1/ai/generate/seo-site-report", { body: { websiteurl: "https://allsite.test", prompts: promptsFor("all", 2) }, headers: u.headers });
+      expect(r.status).toBe(202);
+      for (let i = 0; i < 400; i++) {
+        const j = await partial.call("GET", `/v1/ai/generate/job/${r.body.jobId}`, { headers: u.headers });
+        if (j.body.state === "completed") break;
+        await Bun.sleep(25);
+      }
+      const rep = (await partial.call("GET", "/v1/ai/generate/seo-site-report", { headers: u.headers })).body;
+      expect(rep.scores.aiVisibility.providers.gemini).toBeNull();
+      expect(rep.report.models.find((m: any) => m.family === "gemini")).toMatchObject({ status: "not_configured", answered: 0, failed: 0 });
+      expect(fake.calls.some((c) => c.family === "gemini")).toBe(false);
+      expect(rep.report.totals.calls).toBe(4);
+      // the same answers from all three families score the same: the missing one is not a 0
+      const full = await s.user("business");
+      await runReport(full, { websiteurl: "https://allsite.test", prompts: promptsFor("all", 2) });
+      expect(rep.scores.aiVisibility.score).toBe((await latest(full)).scores.aiVisibility.score);
+    } finally {
+      await partial.close();
+    }
+  });
+
   test("prompts the job wrote are kept for its retry, so the retry asks (and is charged for) the same ones", async () => {
     const u = await s.user("business");
     fake.answer = (_f, _m, system) =>
