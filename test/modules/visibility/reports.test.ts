@@ -142,6 +142,32 @@ describe("report job against three providers", () => {
     expect(failed.error).toMatch(/PROVIDER/);
   });
 
+  test("progress moves as answers arrive", async () => {
+    const u = await s.user("business");
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // q0 is answered at once by all three providers, q1 waits for the gate
+    fake.answer = async (family, model, system, prompt) => {
+      if (prompt.includes("q1")) await gate;
+      return scripted(family, model, system, prompt);
+    };
+    const r = await s.call("POST", "/v1/ai/generate/seo-site-report", { body: { websiteurl: "https://allsite.test", prompts: promptsFor("all", 2) }, headers: u.headers });
+    let midway: any;
+    try {
+      for (let i = 0; i < 400; i++) {
+        midway = (await s.call("GET", `/v1/ai/generate/job/${r.body.jobId}`, { headers: u.headers })).body;
+        if (midway.progress === 53) break;
+        await Bun.sleep(25);
+      }
+    } finally {
+      release();
+    }
+    // 10 before asking, then 85 × 3 of 6 answers
+    expect(midway).toMatchObject({ state: "active", progress: 53 });
+    const done = await waitJob(r.body.jobId, u.headers);
+    expect(done).toMatchObject({ state: "completed", progress: 100 });
+  });
+
   test("an unconfigured provider is not asked and shows as null and not_configured, never as a 0", async () => {
     const { GEMINI_API_KEY: _key, GEMINI_BASE_URL: _url, ...twoFamilies } = fake.env;
     const partial = await startTestServer({ ...twoFamilies, AIVIS_RATE_LIMIT_PER_MINUTE: "100000", AIVIS_AI_MAX_RETRIES: "0" }, { clock });
