@@ -1,6 +1,7 @@
 // Prefill suggestions (a local https site + fake model) and the scheduled refresh.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { Cron } from "croner";
+import { reserveUsage } from "../../../src/ai/credits";
 import { planOf } from "../../../src/modules/users/plans";
 import { exceedsDailyAllowance, runScheduledRefresh } from "../../../src/modules/visibility/schedule";
 import { parseSuggestions } from "../../../src/modules/visibility/suggestions";
@@ -84,6 +85,23 @@ describe("POST /seo-site-report/prefill", () => {
     const r = await prefill(u, { websiteurl: `${site.origin}/`, prompts: seeds });
     expect(r.status).toBe(400);
     expect(r.body.errCode).toBe("TOO_MANY_PROMPTS");
+  });
+
+  test("asking the model costs 1 credit, given back when the call fails; no credits left → 403", async () => {
+    const u = await s.user("business");
+    const used = () =>
+      s.ctx.db.query<{ used: number }, [string]>("SELECT coalesce(sum(used), 0) AS used FROM usage_counters WHERE workspace_id = ?").get(u.workspaceId)!.used;
+    expect((await prefill(u, { websiteurl: `${site.origin}/` })).body.source).toBe("model");
+    expect(used()).toBe(1);
+    fake.failNext("openai", 500, 1);
+    const failed = await prefill(u, { websiteurl: `${site.origin}/` });
+    expect(failed.status).toBe(200);
+    expect(failed.body.source).toBe("fallback");
+    expect(used()).toBe(1);
+    reserveUsage(s.ctx.db, u.workspaceId, planOf("business"), "ai_credits", 500 - used(), Date.now());
+    const broke = await prefill(u, { websiteurl: `${site.origin}/` });
+    expect(broke.status).toBe(403);
+    expect(broke.body.errCode).toBe("CREDITS_EXHAUSTED");
   });
 
   test("parseSuggestions copes with fences, prose and heading lists", () => {
