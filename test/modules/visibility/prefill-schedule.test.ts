@@ -104,6 +104,20 @@ describe("POST /seo-site-report/prefill", () => {
     expect(broke.body.errCode).toBe("CREDITS_EXHAUSTED");
   });
 
+  test("the site is fetched with the safe fetch: a loopback address is refused (nothing requested), prefill still answers", async () => {
+    const strict = await startTestServer({ ...fake.env, AIVIS_FETCH_ALLOW_PRIVATE: "false" });
+    try {
+      const u = await strict.user("business");
+      site.route("/private", () => html("<title>Private Page</title>"));
+      const r = await strict.call("POST", "/v1/ai/generate/seo-site-report/prefill", { body: { websiteurl: `https://localhost:${site.port}/private` }, headers: u.headers });
+      expect(r.status).toBe(200);
+      expect(r.body.site).toEqual({ title: null, description: null });
+      expect(site.hits).not.toContain("/private");
+    } finally {
+      await strict.close();
+    }
+  });
+
   test("parseSuggestions copes with fences, prose and heading lists", () => {
     expect(parseSuggestions('Sure!\n```json\n{"competitors":["a.com"],"prompts":["q?"]}\n```')).toEqual({ competitors: ["a.com"], prompts: ["q?"] });
     expect(parseSuggestions("Competitors:\n- a.com\n- **B Corp**\n\nPrompts:\n1. first?\n2) second?")).toEqual({
