@@ -43,6 +43,8 @@ export interface SourceTable {
   /** "google.*" entries, keyed by the registrable name ("google") */
   byRegistrableName: Map<string, Rule[]>;
   byUtm: Map<string, Rule>;
+  /** every display name in the table */
+  names: Set<string>;
 }
 
 function add(map: Map<string, Rule[]>, key: string, rule: Rule) {
@@ -58,9 +60,11 @@ export function compileSources(entries: SourceEntry[]): SourceTable {
   const byHost = new Map<string, Rule[]>();
   const byRegistrableName = new Map<string, Rule[]>();
   const byUtm = new Map<string, Rule>();
+  const names = new Set<string>();
   for (const e of entries) {
     if (!(CHANNELS as readonly string[]).includes(e.channel)) throw new Error(`sources.json: unknown channel "${e.channel}" for ${e.name}`);
     const channel = e.channel as Channel;
+    names.add(e.name);
     for (const pattern of e.hosts) {
       const slash = pattern.indexOf("/");
       const host = slash < 0 ? pattern : pattern.slice(0, slash);
@@ -71,7 +75,7 @@ export function compileSources(entries: SourceEntry[]): SourceTable {
     }
     for (const u of e.utm) byUtm.set(u.toLowerCase(), { source: e.name, channel, path: null });
   }
-  return { byHost, byRegistrableName, byUtm };
+  return { byHost, byRegistrableName, byUtm, names };
 }
 
 const SHIPPED = compileSources(table.sources);
@@ -134,4 +138,25 @@ export function classifySource(input: ClassifyInput, sources: SourceTable = SHIP
   if (external) return { channel: "referral", source: external.host, referrerHost };
   if (utm) return { channel: "other", source: utm, referrerHost };
   return { channel: "direct", source: "Direct", referrerHost };
+}
+
+/** What open-ended sources (any referring host, any unknown utm_source) are counted as in the daily rollups. */
+export const ROLLUP_CATCH_ALL: Record<Channel, string> = {
+  ai: "Other AI",
+  search: "Other search",
+  social: "Other social",
+  email: "Email",
+  referral: "Referral",
+  direct: "Direct",
+  other: "Other",
+};
+
+/**
+ * The source a daily rollup row is kept under: a name from the table as is, anything else (a
+ * referring host, an unknown utm_source) folded into its channel's catch-all. Referring hosts and utm_source values are unbounded
+ * (anyone can post them to the public beacon); folding them keeps the rollups, and so the stats,
+ * at a size set by the table, not by the traffic. The raw rows keep the real host or value.
+ */
+export function rollupSource(channel: Channel, source: string, sources: SourceTable = SHIPPED): string {
+  return sources.names.has(source) ? source : ROLLUP_CATCH_ALL[channel];
 }

@@ -4,7 +4,7 @@
 // and resolves each caller only after commit, so an acknowledged event survives a kill -9.
 import type { DB } from "../../db";
 import { tx } from "../../db";
-import { classifySource } from "./classify";
+import { type Channel, classifySource, rollupSource } from "./classify";
 import { epochDay } from "./calendar";
 import { parseReferrer } from "./domain";
 import type { VisitorIds } from "./visitors";
@@ -44,7 +44,7 @@ export type IngestOutcome = "stored" | "updated" | "unchanged" | "orphan";
 
 interface LiveVisit {
   id: number;
-  channel: string;
+  channel: Channel;
   source: string;
 }
 
@@ -52,7 +52,7 @@ interface PageviewRef {
   id: number;
   visit_id: number;
   day: number;
-  channel: string;
+  channel: Channel;
   source: string;
   engaged_ms: number;
   scroll_depth: number;
@@ -104,7 +104,7 @@ export function prepareIngest(db: DB): (events: TrafficEvent[]) => IngestOutcome
       findLiveVisit.get({ site: e.siteId, visitor: e.visitor.current, since }) ??
       (e.visitor.previous === null ? null : findLiveVisit.get({ site: e.siteId, visitor: e.visitor.previous, since }));
     let visitId: number;
-    let channel: string;
+    let channel: Channel;
     let source: string;
     let referrerHost: string | null;
     let newVisits = 0;
@@ -148,7 +148,7 @@ export function prepareIngest(db: DB): (events: TrafficEvent[]) => IngestOutcome
       site: e.siteId,
       day,
       channel,
-      source,
+      source: rollupSource(channel, source),
       pageviews: 1,
       visits: newVisits,
       visitors: newVisitors,
@@ -172,7 +172,7 @@ export function prepareIngest(db: DB): (events: TrafficEvent[]) => IngestOutcome
       site: e.siteId,
       day: pv.day,
       channel: pv.channel,
-      source: pv.source,
+      source: rollupSource(pv.channel, pv.source),
       pageviews: 0,
       visits: 0,
       visitors: 0,

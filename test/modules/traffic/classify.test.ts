@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { classifySource, compileSources } from "../../../src/modules/traffic/classify";
+import { classifySource, compileSources, rollupSource } from "../../../src/modules/traffic/classify";
 import table from "../../../src/modules/traffic/sources.json";
 
 const ref = (referrer: string, extra: Record<string, string> = {}) => classifySource({ referrer, siteDomain: "example.com", ...extra });
@@ -115,5 +115,17 @@ describe("the source table file", () => {
   test("a bad channel or host is refused at start-up", () => {
     expect(() => compileSources([{ name: "X", channel: "nope", hosts: ["a.com"], utm: [] }])).toThrow(/unknown channel/);
     expect(() => compileSources([{ name: "X", channel: "ai", hosts: ["not a host"], utm: [] }])).toThrow(/invalid host/);
+  });
+});
+
+describe("rollupSource", () => {
+  test("table names stay apart; hosts and unknown utm values fold into their channel's catch-all", () => {
+    expect(rollupSource("ai", "ChatGPT")).toBe("ChatGPT");
+    expect(rollupSource("search", "Google")).toBe("Google");
+    expect(rollupSource("direct", "Direct")).toBe("Direct");
+    expect(rollupSource("referral", "some-blog.org")).toBe("Referral");
+    expect(rollupSource("other", "newsletter-42")).toBe("Other");
+    expect(rollupSource("email", "newsletter-42")).toBe("Email");
+    expect(rollupSource("email", "Gmail")).toBe("Gmail");
   });
 });

@@ -69,4 +69,25 @@ describe("the ingest batcher", () => {
     expect(await ingestor.submit({ ...base, sessionId: "s1", path: "/other", engagedMs: 400, scrollDepth: 10 })).toBe("orphan");
     expect(db.query("SELECT engaged_ms, scroll_depth FROM traffic_pageviews").get()).toEqual({ engaged_ms: 500, scroll_depth: 10 });
   });
+
+  test("open-ended sources fold into one rollup row per channel; the raw rows keep them", async () => {
+    const ingestor = createIngestor(db, { flushMs: 1 });
+    const arrivals = Array.from({ length: 40 }, (_, n) => ({
+      ...pageview(n),
+      // 20 different referring blogs, 10 unknown utm_source values, 10 newsletters
+      ...(n < 20 ? { referrer: `https://blog${n}.example.org/post` } : n < 30 ? { utmSource: `campaign-${n}` } : { utmSource: `letter-${n}`, utmMedium: "email" }),
+    }));
+    await Promise.all([...arrivals, { ...pageview(99), referrer: "https://www.google.com/" }].map((e) => ingestor.submit(e)));
+    await ingestor.submit({ kind: "engagement", siteId: "s", siteDomain: "example.com", ts: Date.UTC(2026, 0, 1) + 50, visitor: { current: "v3", previous: null }, sessionId: "s3", path: "/p/3", engagedMs: 700, scrollDepth: 20 });
+    const rolled = db.query("SELECT channel, source, pageviews, visits, engaged_ms FROM traffic_daily ORDER BY channel, source").all();
+    expect(rolled).toEqual([
+      { channel: "email", source: "Email", pageviews: 10, visits: 10, engaged_ms: 0 },
+      { channel: "other", source: "Other", pageviews: 10, visits: 10, engaged_ms: 0 },
+      { channel: "referral", source: "Referral", pageviews: 20, visits: 20, engaged_ms: 700 },
+      { channel: "search", source: "Google", pageviews: 1, visits: 1, engaged_ms: 0 },
+    ]);
+    const raw = db.query<{ source: string }, []>("SELECT DISTINCT source FROM traffic_pageviews").all();
+    expect(raw).toHaveLength(41);
+    expect(raw).toContainEqual({ source: "blog7.example.org" });
+  });
 });
