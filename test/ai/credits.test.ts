@@ -1,5 +1,6 @@
 // Credits and image allowance over a real SQLite file: reservation, refund, periods, summary.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { refundUsage, reserveUsage, usageSummary, withCredits, withImageUsage } from "../../src/ai/credits";
 import { AppError } from "../../src/http/errors";
 import { ManualClock } from "../../src/platform/clock";
@@ -92,6 +93,30 @@ describe("withCredits", () => {
     expect(usageSummary(s.ctx.db, p.workspaceId, p.plan, Date.UTC(2026, 4, 15)).credits.used).toBe(0);
     expect(usageSummary(s.ctx.db, p.workspaceId, p.plan, Date.UTC(2026, 5, 15)).credits.used).toBe(1);
   });
+});
+
+describe("reservation is atomic across processes", () => {
+  test("4 processes on one file contending for the last credit never push the counter past the limit", async () => {
+    const u = await s.user("business");
+    reserveUsage(s.ctx.db, u.workspaceId, PLANS.business, "ai_credits", 499, clock.now());
+    const goFile = join(s.dataDir, "go");
+    const script = join(import.meta.dir, "../support/credit-reserver-process.ts");
+    const procs = Array.from({ length: 4 }, () =>
+      Bun.spawn([process.execPath, script, s.ctx.config.dbPath, u.workspaceId, String(clock.now()), goFile, "3000"], { stdout: "pipe", stderr: "inherit" }),
+    );
+    await Bun.write(goFile, "go");
+    const results = await Promise.all(
+      procs.map(async (p) => {
+        const out = await new Response(p.stdout).text();
+        expect(await p.exited).toBe(0);
+        return JSON.parse(out) as { won: number; overdrawn: number };
+      }),
+    );
+    // each process got the credit at times, and nobody ever saw 501
+    for (const r of results) expect(r.won).toBeGreaterThan(0);
+    expect(results.map((r) => r.overdrawn)).toEqual([0, 0, 0, 0]);
+    expect(usageSummary(s.ctx.db, u.workspaceId, PLANS.business, clock.now()).credits.used).toBe(499);
+  }, 60_000);
 });
 
 describe("withImageUsage", () => {
