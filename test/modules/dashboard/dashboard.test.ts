@@ -297,8 +297,8 @@ describe("dashboard in Chromium", () => {
     await screenshot(page, "visibility");
   });
 
-  test("visibility: a report started elsewhere (the API) shows its progress here and lands without a reload", async () => {
-    // the providers hold their answers until the page has shown the running job
+  /** Makes the fake providers hold every answer until the returned function is called. */
+  function holdAnswers(): () => void {
     const answer = fake.answer;
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -306,6 +306,15 @@ describe("dashboard in Chromium", () => {
       await held;
       return answer(family, model, system, prompt, call);
     };
+    return () => {
+      release();
+      fake.answer = answer;
+    };
+  }
+
+  test("visibility: a report started elsewhere (the API) shows its progress here and lands without a reload", async () => {
+    // the providers hold their answers until the page has shown the running job
+    const release = holdAnswers();
     try {
       const queued = await s.call("POST", "/v1/ai/generate/seo-site-report", { body: { refresh: true }, headers: user.headers });
       expect(queued.status).toBe(202);
@@ -318,12 +327,43 @@ describe("dashboard in Chromium", () => {
       expect(await page.getByRole("button", { name: "Refresh report" }).isDisabled()).toBe(true);
     } finally {
       release();
-      fake.answer = answer;
     }
     await page.getByText("Refreshed 2 times so far.", { exact: false }).waitFor({ timeout: 60_000 });
     expect(await page.evaluate(() => (window as unknown as { marker: number }).marker)).toBe(43);
     expect(await page.locator("#report-job").textContent()).toBe("Report ready.");
     expect(await page.locator("#history details tbody tr").count()).toBe(3);
+  });
+
+  test("visibility: a rate-limited job poll waits the retry-after and goes on polling", async () => {
+    const release = holdAnswers();
+    let polls = 0;
+    try {
+      const queued = await s.call("POST", "/v1/ai/generate/seo-site-report", { body: { refresh: true }, headers: user.headers });
+      expect(queued.status).toBe(202);
+      // the first poll of the job is refused with a 429, as the server's rate limit would
+      await page.route(`**/v1/ai/generate/job/${queued.body.jobId}`, async (route) => {
+        if (polls++ > 0) return route.fallback();
+        await route.fulfill({
+          status: 429,
+          headers: { "content-type": "application/json", "retry-after": "1" },
+          body: JSON.stringify({ message: "rate limit exceeded", errCode: "RATE_LIMITED" }),
+        });
+      });
+      await page.reload();
+      // progress can only come from a poll after the 429
+      await page.getByText(/^Asking the AI models… \d+%$/).waitFor();
+      expect(await page.locator("#report-job [role=alert]").count()).toBe(0);
+    } finally {
+      release();
+    }
+    await page.getByText("Refreshed 3 times so far.", { exact: false }).waitFor({ timeout: 60_000 });
+    await page.unrouteAll();
+    expect(polls).toBeGreaterThan(1);
+    expect(await page.locator("#report-job").textContent()).toBe("Report ready.");
+    // the browser logs the refused poll: this test's doing, not a page error
+    const refused = errors.findIndex((e) => /status of 429/.test(e));
+    expect(refused).toBeGreaterThanOrEqual(0);
+    errors.splice(refused, 1);
   });
 
   test("phone width (375 px): every page fits without horizontal scrolling", async () => {

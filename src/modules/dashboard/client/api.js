@@ -2,11 +2,13 @@
 // Browsers add Origin to POST/DELETE fetches, which the server's CSRF check requires.
 
 export class ApiError extends Error {
-  constructor(status, errCode, message, body) {
+  constructor(status, errCode, message, body, retryAfterSeconds = null) {
     super(message);
     this.status = status;
     this.errCode = errCode;
     this.body = body;
+    /** the server's retry-after on a 429, so pollers wait as long as it asks */
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -31,7 +33,14 @@ export async function api(method, path, body) {
     data = null;
   }
   if (!res.ok) {
-    throw new ApiError(res.status, data?.errCode ?? `HTTP_${res.status}`, data?.message ?? `Request failed (${res.status})`, data);
+    const retryAfter = Number(res.headers.get("retry-after"));
+    throw new ApiError(
+      res.status,
+      data?.errCode ?? `HTTP_${res.status}`,
+      data?.message ?? `Request failed (${res.status})`,
+      data,
+      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+    );
   }
   return data;
 }

@@ -9,6 +9,8 @@ import { comparisonRows, formatDateTime, formatShare, historySeries, jobStatus, 
 
 const REPORT = "/v1/ai/generate/seo-site-report";
 const POLL_MS = 1000;
+/** wait before polling again after a dropped connection (e.g. the server restarting) */
+const RECONNECT_MS = 5000;
 
 function sleep(ms, signal) {
   return new Promise((resolve) => {
@@ -326,6 +328,11 @@ export default {
             jobSlot.replaceChildren();
             polling = false;
             return load();
+          }
+          // SPEC 8.5: a poller respects the rate limit; a dropped connection is retried too
+          if (err instanceof ApiError && (err.status === 429 || err.status === 0)) {
+            await sleep(err.retryAfterSeconds ? err.retryAfterSeconds * 1000 : RECONNECT_MS, signal);
+            continue;
           }
           throw err;
         }
