@@ -58,6 +58,11 @@ interface PageviewRef {
   scroll_depth: number;
 }
 
+/** Landing-page rows (path × AI source) kept per site and UTC day. */
+export const MAX_LANDING_ROWS_PER_DAY = 200;
+/** Where AI visits landing on a new page count once the day has MAX_LANDING_ROWS_PER_DAY rows (no leading "/": never a real path). */
+export const OTHER_LANDING_PAGES = "(other pages)";
+
 /** Prepares the statements once; the returned function must run inside a transaction. */
 export function prepareIngest(db: DB): (events: TrafficEvent[]) => IngestOutcome[] {
   // a visitor id has at most one live visit (a new one opens only when none is live), so no
@@ -93,9 +98,23 @@ export function prepareIngest(db: DB): (events: TrafficEvent[]) => IngestOutcome
        scroll_count = scroll_count + excluded.scroll_count`,
   );
   const bumpLanding = db.query(
+    "UPDATE traffic_daily_landing SET visits = visits + 1 WHERE site_id = $site AND day = $day AND path = $path AND source = $source",
+  );
+  const landingRowsOfDay = db.query<{ n: number }, { site: string; day: number }>(
+    "SELECT count(*) AS n FROM traffic_daily_landing WHERE site_id = $site AND day = $day",
+  );
+  const insertLanding = db.query(
     `INSERT INTO traffic_daily_landing (site_id, day, path, source, visits) VALUES ($site, $day, $path, $source, 1)
      ON CONFLICT (site_id, day, path, source) DO UPDATE SET visits = visits + 1`,
   );
+
+  // paths are unbounded (a big site, or junk posted to the public beacon): past the day's cap a
+  // new landing page counts under OTHER_LANDING_PAGES, so stats never read more than days × cap rows
+  function countLanding(site: string, day: number, path: string, source: string) {
+    if (bumpLanding.run({ site, day, path, source }).changes > 0) return;
+    const full = landingRowsOfDay.get({ site, day })!.n >= MAX_LANDING_ROWS_PER_DAY;
+    insertLanding.run({ site, day, path: full ? OTHER_LANDING_PAGES : path, source });
+  }
 
   function pageview(e: PageviewEvent): IngestOutcome {
     const day = epochDay(e.ts);
@@ -127,7 +146,7 @@ export function prepareIngest(db: DB): (events: TrafficEvent[]) => IngestOutcome
       visitId = Number(
         insertVisit.run({ site: e.siteId, visitor: e.visitor.current, day, ts: e.ts, channel, source, path: e.path }).lastInsertRowid,
       );
-      if (channel === "ai") bumpLanding.run({ site: e.siteId, day, path: e.path, source });
+      if (channel === "ai") countLanding(e.siteId, day, e.path, source);
     }
     insertPageview.run({
       site: e.siteId,

@@ -10,7 +10,7 @@ import { newId, randomToken } from "../../platform/ids";
 import type { Principal } from "../users/service";
 import { epochDay } from "./calendar";
 import { normalizeDomain } from "./domain";
-import type { Ingestor, TrafficEvent } from "./ingest";
+import { type Ingestor, OTHER_LANDING_PAGES, type TrafficEvent } from "./ingest";
 import { type CollectBody, MAX_SITES_PER_WORKSPACE } from "./model";
 import { type DailyRow, type DayRange, type LandingRow, type ShapedStats, shapeStats, shapeSummary, type SummaryRow, type TrafficSummary } from "./stats";
 import type { VisitorHasher } from "./visitors";
@@ -165,11 +165,11 @@ export function trafficStats(db: DB, siteId: string, days: number, now: number):
     )
     .all(params);
   const landing = db
-    .query<LandingRow, typeof params>(
+    .query<LandingRow, typeof params & { otherPages: string }>(
       `SELECT path, source, sum(visits) AS visits FROM traffic_daily_landing
-       WHERE site_id = $site AND day BETWEEN $from AND $to GROUP BY path, source`,
+       WHERE site_id = $site AND day BETWEEN $from AND $to AND path <> $otherPages GROUP BY path, source`,
     )
-    .all(params);
+    .all({ ...params, otherPages: OTHER_LANDING_PAGES });
   return shapeStats(rows, landing, range);
 }
 

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { migrate, openDatabase, type DB } from "../../../src/db";
-import { createIngestor, type PageviewEvent } from "../../../src/modules/traffic/ingest";
+import { createIngestor, MAX_LANDING_ROWS_PER_DAY, OTHER_LANDING_PAGES, type PageviewEvent } from "../../../src/modules/traffic/ingest";
+import { trafficStats } from "../../../src/modules/traffic/service";
 
 let db: DB;
 beforeEach(() => {
@@ -89,5 +90,25 @@ describe("the ingest batcher", () => {
     const raw = db.query<{ source: string }, []>("SELECT DISTINCT source FROM traffic_pageviews").all();
     expect(raw).toHaveLength(41);
     expect(raw).toContainEqual({ source: "blog7.example.org" });
+  });
+
+  test("AI landing pages: at most MAX_LANDING_ROWS_PER_DAY rows a day, later new pages under one catch-all row", async () => {
+    const ingestor = createIngestor(db, { flushMs: 1 });
+    const fromChatGpt = (n: number, path = `/p/${n}`) => ingestor.submit({ ...pageview(n), path, utmSource: "chatgpt.com" });
+    const extra = 5;
+    await Promise.all(Array.from({ length: MAX_LANDING_ROWS_PER_DAY + extra }, (_, n) => fromChatGpt(n)));
+    await fromChatGpt(1000, "/p/0"); // a page that has its row keeps counting there
+    await fromChatGpt(1001, "/p/new"); // the day is full: a new page goes to the catch-all
+    const rows = db.query<{ n: number }, []>("SELECT count(*) AS n FROM traffic_daily_landing").get()!.n;
+    expect(rows).toBe(MAX_LANDING_ROWS_PER_DAY + 1);
+    const landing = (path: string) => db.query<{ visits: number }, { path: string }>("SELECT visits FROM traffic_daily_landing WHERE path = $path").get({ path });
+    expect(landing("/p/0")).toEqual({ visits: 2 });
+    expect(landing(OTHER_LANDING_PAGES)).toEqual({ visits: extra + 1 });
+    expect(landing("/p/new")).toBeNull();
+
+    const stats = trafficStats(db, "s", 1, Date.UTC(2026, 0, 1, 12));
+    expect(stats.totals.aiVisits).toBe(MAX_LANDING_ROWS_PER_DAY + extra + 2);
+    expect(stats.topAiLandingPages[0]).toEqual({ path: "/p/0", visits: 2, sources: { ChatGPT: 2 } });
+    expect(stats.topAiLandingPages.map((p) => p.path)).not.toContain(OTHER_LANDING_PAGES);
   });
 });
