@@ -78,7 +78,7 @@ async function run(argv: string[]): Promise<number> {
     console.log(JSON.stringify({ time: new Date().toISOString(), level: "info", msg: "aivis listening", url: running.url, dataDir: config.dataDir }));
     if (countUsers(running.ctx.db) === 0) {
       console.log(
-        `No user exists yet. Create one with:\n  npm run aivis -- user add you@example.com --plan business --password 'choose-a-password'\n  npm run aivis -- key create you@example.com`,
+        `No user exists yet. Create one with the CLI, then sign in at ${running.url}/app:\n  aivis user add you@example.com --plan business --password 'choose-a-password'\n  (from a source checkout: npm run aivis -- user add …)`,
       );
     }
     let signalled = false;

@@ -77,6 +77,9 @@ describe("aivis CLI", () => {
     try {
       await Bun.sleep(200);
       expect(server.output()).toContain("user add");
+      // the command as the binary takes it, and where to sign in afterwards
+      expect(server.output()).toContain(`aivis user add you@example.com --plan business`);
+      expect(server.output()).toContain(`sign in at ${server.url}/app`);
     } finally {
       server.proc.kill("SIGTERM");
       await server.proc.exited;

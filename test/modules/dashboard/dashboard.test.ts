@@ -389,7 +389,7 @@ describe("dashboard in Chromium", () => {
       expect(await page.evaluate(() => document.querySelector("#nav ul")!.scrollWidth - document.querySelector("#nav ul")!.clientWidth)).toBeLessThanOrEqual(0);
       // every control has an accessible name (a label, aria-label(ledby) or, for buttons, text)
       const unnamed = await page.evaluate(() =>
-        [...document.querySelectorAll<HTMLElement>("input, select, textarea, button")]
+        Array.from(document.querySelectorAll<HTMLElement>("input, select, textarea, button"))
           .filter((el) => {
             const labels = (el as HTMLInputElement).labels;
             const named = (labels && labels.length > 0) || el.getAttribute("aria-label") || el.getAttribute("aria-labelledby");
