@@ -162,6 +162,10 @@ async function beaconBench() {
 
 const AI_SOURCES = ["https://chatgpt.com/", "https://www.perplexity.ai/", "https://gemini.google.com/", "https://claude.ai/", "https://copilot.microsoft.com/"];
 const OTHER_SOURCES = ["https://www.google.com/", "https://www.bing.com/", "https://duckduckgo.com/", "https://x.com/", "https://www.reddit.com/", "https://blog.example.org/", ""];
+// the long tail a real site sees (and what junk posted to the beacon looks like): thousands of
+// referring hosts and pages, which the rollups must not turn into thousands of rows per day
+const LONG_TAIL_HOSTS = 5000;
+const PAGES = 5000;
 
 /**
  * SEED_PAGEVIEWS page views over 90 days through prepareIngest (the beacon's own code), 3–5 per
@@ -181,12 +185,18 @@ function seed(db: Database, siteId: string, now: number): number {
     let views = 0;
     while (views < perDay) {
       const id = `d${d}v${visitor++}`;
-      const referrer = rand() < 0.3 ? AI_SOURCES[Math.floor(rand() * AI_SOURCES.length)] : OTHER_SOURCES[Math.floor(rand() * OTHER_SOURCES.length)];
+      const kind = rand();
+      const referrer =
+        kind < 0.3
+          ? AI_SOURCES[Math.floor(rand() * AI_SOURCES.length)]
+          : kind < 0.45
+            ? `https://blog${Math.floor(rand() * LONG_TAIL_HOSTS)}.example.net/post`
+            : OTHER_SOURCES[Math.floor(rand() * OTHER_SOURCES.length)];
       const start = dayStart + Math.floor(rand() * (DAY_MS - 3_600_000));
       const visitViews = 3 + Math.floor(rand() * 3);
       views += visitViews;
       for (let v = 0; v < visitViews; v++) {
-        const base = { siteId, siteDomain: "bench.example", ts: start + v * 60_000, visitor: { current: id, previous: null }, sessionId: id, path: `/page/${Math.floor(rand() * 300)}` };
+        const base = { siteId, siteDomain: "bench.example", ts: start + v * 60_000, visitor: { current: id, previous: null }, sessionId: id, path: `/page/${Math.floor(rand() * PAGES)}` };
         batch.push({ ...base, kind: "pageview", title: "Page", referrer, utmSource: null, utmMedium: null, utmCampaign: null });
         if (rand() < 0.5) batch.push({ ...base, kind: "engagement", engagedMs: Math.floor(rand() * 120_000), scrollDepth: Math.floor(rand() * 100) });
       }
@@ -243,10 +253,14 @@ async function statsBench() {
   const seedStart = performance.now();
   const events = seed(db, site.id, now);
   const seedSeconds = (performance.now() - seedStart) / 1000;
-  const rows = db.query<{ pv: number; rollups: number }, { site: string }>(
-    "SELECT (SELECT count(*) FROM traffic_pageviews WHERE site_id = $site) AS pv, (SELECT count(*) FROM traffic_daily WHERE site_id = $site) AS rollups",
+  const rows = db.query<{ pv: number; rollups: number; landing: number }, { site: string }>(
+    `SELECT (SELECT count(*) FROM traffic_pageviews WHERE site_id = $site) AS pv, (SELECT count(*) FROM traffic_daily WHERE site_id = $site) AS rollups,
+            (SELECT count(*) FROM traffic_daily_landing WHERE site_id = $site) AS landing`,
   ).get({ site: site.id })!;
-  console.log(`\nstats: seeded ${events} events (${rows.pv} page views, ${rows.rollups} daily rollup rows) over 90 days in ${round(seedSeconds)} s through the ingestion code (${Math.round(events / seedSeconds)} events/s)`);
+  console.log(
+    `\nstats: seeded ${events} events (${rows.pv} page views over ${PAGES} pages, referrers incl. ${LONG_TAIL_HOSTS} long-tail hosts) over 90 days in ${round(seedSeconds)} s ` +
+      `through the ingestion code (${Math.round(events / seedSeconds)} events/s); rollup rows: ${rows.rollups} daily, ${rows.landing} landing`,
+  );
 
   const rollup = time(() => trafficStats(db, site.id, 90, now), 50);
   const raw = time(() => rawScanStats(db, site.id, 90, now), 3);
