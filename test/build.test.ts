@@ -1,7 +1,7 @@
 // Smoke test of the single executable: build dist-style binary into a temp dir, run it from another
 // directory with no node_modules or sources next to it, and call /healthz and an API route.
 import { expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, runCli, spawnServer } from "./support/cli";
 import { tempDir } from "./support/server";
@@ -26,6 +26,17 @@ test("the compiled binary runs from any directory", async () => {
     expect(me.status).toBe(200);
     expect(me.headers.get("api-version")).toBe("v1");
     expect((await fetch(`${server.url}/v1/users/me`)).status).toBe(401);
+    // the dashboard comes out of the binary too: shell and assets, with no sources on disk next to it
+    expect(await (await fetch(`${server.url}/app`)).text()).toContain('<script type="module" src="/app/assets/app.js">');
+    for (const [asset, source] of [
+      ["app.js", "src/modules/dashboard/client/app.js"],
+      ["page-visibility.js", "src/modules/dashboard/client/page-visibility.js"],
+      ["uPlot.iife.min.js", "node_modules/uplot/dist/uPlot.iife.min.js"],
+    ]) {
+      const r = await fetch(`${server.url}/app/assets/${asset}`);
+      expect(r.status).toBe(200);
+      expect(await r.text()).toBe(readFileSync(join(ROOT, source), "utf8"));
+    }
   } finally {
     server.proc.kill("SIGTERM");
     await server.proc.exited;
