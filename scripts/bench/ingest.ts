@@ -290,6 +290,8 @@ if (process.argv[2] === "--serve-bare") {
   const now = Date.now();
   const { workspace } = await createUser(running.ctx.db, now, { email: `bench-${now}@example.com`, plan: "business", password: "correct horse battery" });
   const { site } = createSite(running.ctx.db, now, workspace.id, "bench.example");
+  // a server past its first day holds yesterday's salt too (and looks up visits under it): measure that
+  running.ctx.db.query("INSERT INTO traffic_salts (day, salt) VALUES ($day, $salt)").run({ day: epochDay(now) - 1, salt: "yesterday" });
   process.on("SIGTERM", () => running.stop().then(() => process.exit(0)));
   console.log(JSON.stringify({ url: running.url, siteKey: site.site_key, siteId: site.id }));
 } else {

@@ -47,9 +47,15 @@ export function createVisitorHasher(db: DB): VisitorHasher {
   return {
     idsFor(day, ip, userAgent, siteId) {
       const salts = saltsFor(day);
+      let previous: string | null | undefined;
       return {
         current: keyedHash(salts.current, ip, userAgent, siteId),
-        previous: salts.previous === null ? null : keyedHash(salts.previous, ip, userAgent, siteId),
+        // only read when today's hash has no live visit (a visit from before midnight): hashed on
+        // first read, so the usual beacon pays for one HMAC, not two
+        get previous() {
+          if (previous === undefined) previous = salts.previous === null ? null : keyedHash(salts.previous, ip, userAgent, siteId);
+          return previous;
+        },
       };
     },
   };
