@@ -7,8 +7,8 @@ import type { Clock } from "../platform/clock";
 import type { Logger } from "../platform/log";
 import { checkJobName, jobSettings, toJobView } from "./lifecycle";
 import { enqueueJob, findJob, pruneJobs } from "./queue";
-import type { JobHandler, JobQueue } from "./types";
-import { createWorker } from "./worker";
+import type { JobQueue } from "./types";
+import { createWorker, type RegisteredHandler } from "./worker";
 
 export { NonRetryableJobError } from "./lifecycle";
 
@@ -26,7 +26,7 @@ export interface DurableJobQueue extends JobQueue {
 }
 
 export function createJobQueue(db: DB, clock: Clock, log: Logger, config: Config["worker"]): DurableJobQueue {
-  const handlers = new Map<string, JobHandler>();
+  const handlers = new Map<string, RegisteredHandler>();
   const worker = createWorker({ db, clock, log, settings: config, handlers });
   let pruneSchedule: Cron | undefined;
 
@@ -45,10 +45,10 @@ export function createJobQueue(db: DB, clock: Clock, log: Logger, config: Config
       worker.wake(queue, now + settings.delayMs);
       return { jobId };
     },
-    register(name, handler) {
+    register(name, handler, options = {}) {
       checkJobName(name);
       if (handlers.has(name)) throw new Error(`a handler for job name "${name}" is already registered`);
-      handlers.set(name, handler as JobHandler);
+      handlers.set(name, { run: handler, onFailed: options.onFailed } as RegisteredHandler);
     },
     get(jobId, workspaceId) {
       const row = findJob(db, jobId, workspaceId);

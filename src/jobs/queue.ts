@@ -44,6 +44,11 @@ export interface LeaseFence {
   attemptsMade: number;
 }
 
+/** A job the sweeper took back from a dead worker: waiting again, or failed when that was its last attempt. */
+export type RecoveredJob = Pick<JobRow, "id" | "queue" | "name" | "workspace_id" | "data" | "attempts_made"> & {
+  state: "waiting" | "failed";
+};
+
 export const LEASE_EXPIRED_REASON = "lease expired: the worker stopped or crashed while running the job";
 
 const FENCE = "id = $id AND state = 'active' AND lease_owner = $owner AND attempts_made = $attemptsMade";
@@ -77,7 +82,7 @@ function prepare(db: DB) {
     ),
     progress: db.prepare(`UPDATE jobs SET progress = $progress WHERE ${FENCE}`),
     renew: db.prepare("UPDATE jobs SET lease_expires_at = $leaseUntil WHERE state = 'active' AND lease_owner = $owner"),
-    recover: db.prepare<{ id: string; state: "waiting" | "failed" }, any>(
+    recover: db.prepare<RecoveredJob, any>(
       `UPDATE jobs SET
          state = CASE WHEN attempts_made + 1 >= max_attempts THEN 'failed' ELSE 'waiting' END,
          failed_reason = CASE WHEN attempts_made + 1 >= max_attempts THEN $reason ELSE NULL END,
@@ -85,7 +90,7 @@ function prepare(db: DB) {
          attempts_made = attempts_made + 1,
          run_at = $now, lease_owner = NULL, lease_expires_at = NULL
        WHERE state = 'active' AND lease_expires_at <= $now
-       RETURNING id, state`,
+       RETURNING id, state, queue, name, workspace_id, data, attempts_made`,
     ),
     // ids sort by creation time: everything finished before the cutoff lies before this id
     firstCreatedSince: db.prepare<{ id: string }, any>("SELECT id FROM jobs WHERE created_at >= $since ORDER BY id LIMIT 1"),
@@ -166,7 +171,7 @@ export function renewLeases(db: DB, now: number, owner: string, leaseMs: number)
  * lost attempt counts (so a job that crashes its worker cannot loop forever); the job goes back to
  * waiting, or to failed when that was its last attempt.
  */
-export function recoverExpiredLeases(db: DB, now: number): { id: string; state: "waiting" | "failed" }[] {
+export function recoverExpiredLeases(db: DB, now: number): RecoveredJob[] {
   return statements(db).recover.all({ now, reason: LEASE_EXPIRED_REASON });
 }
 

@@ -31,6 +31,30 @@ export interface JobContext<D = unknown> {
 
 export type JobHandler<D = any, R = unknown> = (job: JobContext<D>) => Promise<R>;
 
+/** A job that has failed for good, as its onFailed hook sees it. */
+export interface FailedJob<D = unknown> {
+  id: string;
+  name: string;
+  queue: QueueName;
+  workspaceId: string;
+  data: D;
+  /** attempts made, the failed one included */
+  attemptsMade: number;
+  /** the failedReason stored with the job */
+  reason: string;
+}
+
+export interface JobHandlerOptions<D = any> {
+  /**
+   * Called once when a job of this name fails for good, wherever that is decided: its last attempt
+   * threw, it threw NonRetryableJobError, or its lease expired on its last attempt (its worker died,
+   * so the handler never heard of it). Runs synchronously inside the transaction that records the
+   * failure, so what it writes (a refund) commits together with it, exactly once. It must not
+   * await. If it throws, its writes are rolled back, the error is logged and the job fails anyway.
+   */
+  onFailed?(job: FailedJob<D>): void;
+}
+
 /** SPEC 2.4, exactly the fields GET /v1/ai/generate/job/:jobId returns */
 export interface JobView {
   jobId: string;
@@ -49,7 +73,7 @@ export interface JobView {
 export interface JobQueue {
   enqueue<D>(queue: QueueName, name: string, workspaceId: string, data: D, opts?: EnqueueOptions): { jobId: string };
   /** the handler that runs jobs with this name; register at start-up, before the worker claims */
-  register<D = any, R = unknown>(name: string, handler: JobHandler<D, R>): void;
+  register<D = any, R = unknown>(name: string, handler: JobHandler<D, R>, options?: JobHandlerOptions<D>): void;
   /** the job if it belongs to this workspace, else null (another workspace's job is "not found") */
   get(jobId: string, workspaceId: string): JobView | null;
 }

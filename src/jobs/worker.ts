@@ -1,6 +1,7 @@
 // The worker loop: claims due jobs per queue up to the concurrency limit, runs their handlers,
 // renews leases while they run, sweeps expired leases, and stops gracefully. Outcomes that arrive
-// in the same tick are committed together with the next claim, in one transaction.
+// in the same tick are committed together with the next claim, in one transaction, and so are the
+// onFailed hooks of jobs that failed for good, whether their handler threw or their lease expired.
 import { hostname } from "node:os";
 import type { Config } from "../config";
 import { type DB, tx } from "../db";
@@ -14,13 +15,20 @@ import {
   failJob,
   fenceOf,
   type ClaimedJob,
+  LEASE_EXPIRED_REASON,
   recoverExpiredLeases,
+  type RecoveredJob,
   renewLeases,
   setJobProgress,
 } from "./queue";
-import { type JobHandler, QUEUE_NAMES, type QueueName } from "./types";
+import { type JobHandler, type JobHandlerOptions, QUEUE_NAMES, type QueueName } from "./types";
 
 export type WorkerSettings = Pick<Config["worker"], "pollMs" | "concurrency" | "leaseMs" | "shutdownGraceMs">;
+
+/** What register() stored for a job name. */
+export interface RegisteredHandler extends JobHandlerOptions {
+  run: JobHandler;
+}
 
 export interface Worker {
   start(): void;
@@ -37,7 +45,7 @@ export function createWorker(deps: {
   clock: Clock;
   log: Logger;
   settings: WorkerSettings;
-  handlers: ReadonlyMap<string, JobHandler>;
+  handlers: ReadonlyMap<string, RegisteredHandler>;
 }): Worker {
   const { db, clock, log, settings, handlers } = deps;
   // short: it is written into every row the worker claims; start() logs the host and pid it stands for
@@ -77,10 +85,49 @@ export function createWorker(deps: {
     const next = failJob(db, outcome.at, job, reason, !(outcome.error instanceof NonRetryableJobError));
     if (next === null) return leaseLost(job);
     const fields = { jobId: job.id, name: job.name, attempt: next.attemptsMade, error: reason };
-    if (next.state === "failed") return log("error", "job failed", fields);
+    if (next.state === "failed") {
+      log("error", "job failed", fields);
+      return failedForGood({ ...job, attempts_made: next.attemptsMade }, reason);
+    }
     nextDueAt = Math.min(nextDueAt, next.runAt);
     armTimer(next.runAt);
     log("warn", "job attempt failed; retrying after backoff", { ...fields, retryAt: next.runAt });
+  }
+
+  /** Runs the job name's onFailed hook in a savepoint of the current transaction: its writes commit with the failure, or not at all. */
+  function failedForGood(job: Omit<RecoveredJob, "state">, reason: string) {
+    const onFailed = handlers.get(job.name)?.onFailed;
+    if (!onFailed) return;
+    try {
+      db.transaction(() =>
+        onFailed({
+          id: job.id,
+          name: job.name,
+          queue: job.queue,
+          workspaceId: job.workspace_id,
+          data: JSON.parse(job.data),
+          attemptsMade: job.attempts_made,
+          reason,
+        }),
+      )();
+    } catch (error) {
+      log("error", "a job's onFailed hook threw; its writes were rolled back and the job is failed anyway", {
+        jobId: job.id,
+        name: job.name,
+        error: failureMessage(error),
+      });
+    }
+  }
+
+  /** The sweeper: jobs of dead workers go back to waiting (claimable at once), or fail for good on their last attempt. */
+  function sweep(now: number) {
+    const recovered = recoverExpiredLeases(db, now);
+    if (!recovered.length) return;
+    log("warn", "recovered jobs with expired leases", { jobs: recovered.map(({ id, name, state }) => ({ id, name, state })) });
+    for (const job of recovered) {
+      if (job.state === "waiting") maybeDue.add(job.queue);
+      else failedForGood(job, LEASE_EXPIRED_REASON);
+    }
   }
 
   function leaseLost(job: ClaimedJob) {
@@ -98,8 +145,7 @@ export function createWorker(deps: {
         if (!accepting) return [];
         if (now - lastSweepAt >= sweepEveryMs) {
           lastSweepAt = now;
-          const recovered = recoverExpiredLeases(db, now);
-          if (recovered.length) log("warn", "recovered jobs with expired leases", { jobs: recovered });
+          sweep(now);
         }
         const claimed: ClaimedJob[] = [];
         for (const queue of maybeDue) {
@@ -170,7 +216,7 @@ export function createWorker(deps: {
       const handler = handlers.get(job.name);
       if (!handler) throw new NonRetryableJobError(`no handler is registered for job name "${job.name}"`);
       const fence = fenceOf(job);
-      const result = await handler({
+      const result = await handler.run({
         id: job.id,
         name: job.name,
         queue: job.queue,

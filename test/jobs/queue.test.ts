@@ -140,7 +140,8 @@ describe("leases", () => {
     const id = add({ attempts: 3 });
     claimJobs(h.db, T0, "aiQueue", "w1", LEASE, 1);
     expect(recoverExpiredLeases(h.db, T0 + LEASE - 1)).toEqual([]);
-    expect(recoverExpiredLeases(h.db, T0 + LEASE)).toEqual([{ id, state: "waiting" }]);
+    const recovered = { id, queue: "aiQueue" as const, name: "ai_tool_content", workspace_id: "ws-a", data: '{"n":1}' };
+    expect(recoverExpiredLeases(h.db, T0 + LEASE)).toEqual([{ ...recovered, state: "waiting", attempts_made: 1 }]);
     expect(row(id)).toMatchObject({ state: "waiting", attempts_made: 1, run_at: T0 + LEASE, lease_owner: null, lease_expires_at: null });
     const [again] = claimJobs(h.db, T0 + LEASE, "aiQueue", "w2", LEASE, 1);
     expect(again).toMatchObject({ id, attempts_made: 1, lease_owner: "w2" });
@@ -149,7 +150,9 @@ describe("leases", () => {
   test("an expired lease on the last attempt fails the job", () => {
     const id = add({ attempts: 1 });
     claimJobs(h.db, T0, "aiQueue", "w1", LEASE, 1);
-    expect(recoverExpiredLeases(h.db, T0 + LEASE)).toEqual([{ id, state: "failed" }]);
+    // everything an onFailed hook needs, since no handler will hear of this failure
+    const recovered = { id, queue: "aiQueue" as const, name: "ai_tool_content", workspace_id: "ws-a", data: '{"n":1}' };
+    expect(recoverExpiredLeases(h.db, T0 + LEASE)).toEqual([{ ...recovered, state: "failed", attempts_made: 1 }]);
     expect(row(id)).toMatchObject({ state: "failed", attempts_made: 1, failed_reason: LEASE_EXPIRED_REASON, finished_at: T0 + LEASE });
   });
 

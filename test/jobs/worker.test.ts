@@ -3,9 +3,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config";
 import { createJobQueue, type DurableJobQueue, NonRetryableJobError } from "../../src/jobs";
-import { findJob, recoverExpiredLeases } from "../../src/jobs/queue";
-import type { JobContext } from "../../src/jobs/types";
+import { findJob, LEASE_EXPIRED_REASON, recoverExpiredLeases } from "../../src/jobs/queue";
+import type { FailedJob, JobContext } from "../../src/jobs/types";
 import { ManualClock } from "../../src/platform/clock";
+import type { Logger } from "../../src/platform/log";
 import { type JobsDb, jobState, openJobsDb, waitFor } from "../support/jobs";
 
 const LEASE = 1000;
@@ -13,7 +14,7 @@ let h: JobsDb;
 let clock: ManualClock;
 const queues: DurableJobQueue[] = [];
 
-function makeQueue(env: Record<string, string> = {}) {
+function makeQueue(env: Record<string, string> = {}, log: Logger = () => {}) {
   const config = loadConfig({
     AIVIS_WORKER_POLL_MS: "20",
     AIVIS_JOB_LEASE_MS: String(LEASE),
@@ -21,7 +22,7 @@ function makeQueue(env: Record<string, string> = {}) {
     AIVIS_SHUTDOWN_GRACE_MS: "5000",
     ...env,
   }).worker;
-  const q = createJobQueue(h.db, clock, () => {}, config);
+  const q = createJobQueue(h.db, clock, log, config);
   queues.push(q);
   return q;
 }
@@ -240,6 +241,103 @@ describe("leases", () => {
     await Bun.sleep(20);
     expect(runs).toEqual([1]);
     expect(alive.get(jobId, "ws-a")).toMatchObject({ state: "completed", result: "from the new worker", attemptsMade: 2 });
+  });
+});
+
+describe("onFailed", () => {
+  // what a hook writes (a refund, say), to check it commits with the failure and only once
+  const refunds = () => h.db.query<{ job_id: string }, []>("SELECT job_id FROM refunds").all().map((r) => r.job_id);
+  const refundOnFailure = (seen: FailedJob[]) => (job: FailedJob) => {
+    seen.push(job);
+    h.db.query("INSERT INTO refunds (job_id) VALUES ($id)").run({ id: job.id });
+  };
+  beforeEach(() => h.db.exec("CREATE TABLE refunds (job_id TEXT NOT NULL)"));
+
+  test("runs once when the last attempt throws or a NonRetryableJobError is thrown; never for a retry or a success", async () => {
+    const q = makeQueue();
+    const seen: FailedJob[] = [];
+    q.register(
+      "doomed",
+      async (job) => {
+        throw new Error(`nope #${job.attemptsMade}`);
+      },
+      { onFailed: refundOnFailure(seen) },
+    );
+    q.register(
+      "strict",
+      async () => {
+        throw new NonRetryableJobError("bad input");
+      },
+      { onFailed: refundOnFailure(seen) },
+    );
+    q.register(
+      "flaky",
+      async (job) => {
+        if (job.attemptsMade === 0) throw new Error("first try fails");
+        return "ok";
+      },
+      { onFailed: refundOnFailure(seen) },
+    );
+    q.start();
+    const doomed = q.enqueue("aiQueue", "doomed", "ws-a", { credit: 1 }, { attempts: 3, backoffMs: 0 }).jobId;
+    const strict = q.enqueue("seoQueue", "strict", "ws-b", { credit: 2 }, { attempts: 5 }).jobId;
+    const flaky = q.enqueue("aiQueue", "flaky", "ws-a", {}, { backoffMs: 0 }).jobId;
+    await waitFor("all settled", () => [doomed, strict].every((id) => jobState(h.db, id) === "failed") && jobState(h.db, flaky) === "completed");
+    await Bun.sleep(50); // later ticks add nothing
+    expect(seen.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+      { id: doomed, name: "doomed", queue: "aiQueue", workspaceId: "ws-a", data: { credit: 1 }, attemptsMade: 3, reason: "nope #2" },
+      { id: strict, name: "strict", queue: "seoQueue", workspaceId: "ws-b", data: { credit: 2 }, attemptsMade: 1, reason: "bad input" },
+    ]);
+    expect(refunds().sort()).toEqual([doomed, strict].sort());
+  });
+
+  test("runs when the sweeper fails a job whose lease expired on its last attempt (its handler never finished)", async () => {
+    const dead = makeQueue({ AIVIS_SHUTDOWN_GRACE_MS: "0" });
+    const deadSeen: FailedJob[] = [];
+    dead.register("work", () => new Promise(() => {}), { onFailed: refundOnFailure(deadSeen) }); // hangs until the worker "dies"
+    dead.start();
+    const { jobId } = dead.enqueue("contentQueue", "work", "ws-a", { credit: 1 }, { attempts: 1 });
+    await waitFor("active", () => jobState(h.db, jobId) === "active");
+    await dead.stop();
+
+    const alive = makeQueue();
+    const seen: FailedJob[] = [];
+    let ran = 0;
+    alive.register("work", async () => void ran++, { onFailed: refundOnFailure(seen) });
+    alive.start();
+    await Bun.sleep(100);
+    expect(seen).toEqual([]); // the lease still holds
+    clock.advance(LEASE);
+    await waitFor("failed by the sweeper", () => jobState(h.db, jobId) === "failed");
+    expect(seen).toEqual([{ id: jobId, name: "work", queue: "contentQueue", workspaceId: "ws-a", data: { credit: 1 }, attemptsMade: 1, reason: LEASE_EXPIRED_REASON }]);
+    expect(refunds()).toEqual([jobId]);
+    expect([ran, deadSeen.length]).toEqual([0, 0]);
+  });
+
+  test("a hook that throws: its writes roll back, the error is logged, the job is failed and the worker goes on", async () => {
+    const logged: { msg: string; fields?: Record<string, unknown> }[] = [];
+    const q = makeQueue({}, (level, msg, fields) => void (level === "error" && logged.push({ msg, fields })));
+    q.register(
+      "broken_hook",
+      async () => {
+        throw new NonRetryableJobError("handler failed");
+      },
+      {
+        onFailed(job) {
+          h.db.query("INSERT INTO refunds (job_id) VALUES ($id)").run({ id: job.id });
+          throw new Error("hook failed");
+        },
+      },
+    );
+    q.register("fine", async () => "done");
+    q.start();
+    const broken = q.enqueue("aiQueue", "broken_hook", "ws-a", {}).jobId;
+    await waitFor("failed", () => jobState(h.db, broken) === "failed");
+    expect(q.get(broken, "ws-a")).toMatchObject({ state: "failed", failedReason: "handler failed" });
+    expect(refunds()).toEqual([]);
+    expect(logged).toContainEqual({ msg: expect.stringContaining("onFailed hook threw"), fields: expect.objectContaining({ jobId: broken, error: "hook failed" }) });
+    const fine = q.enqueue("aiQueue", "fine", "ws-a", {}).jobId;
+    await waitFor("completed", () => jobState(h.db, fine) === "completed");
   });
 });
 
