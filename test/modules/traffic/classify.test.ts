@@ -42,6 +42,10 @@ describe("hosts that must NOT count as AI", () => {
     expect(ref("https://www.bing.com/search?q=x")).toMatchObject({ channel: "search", source: "Bing" });
     expect(ref("https://www.bing.com/")).toMatchObject({ channel: "search", source: "Bing" });
     expect(ref("https://www.bing.com/chatter")).toMatchObject({ channel: "search", source: "Bing" });
+    // subdomains too: only /chat is Copilot (the Edge sidebar's edgeservices.bing.com/edgesvc is not)
+    expect(ref("https://cn.bing.com/chat?q=x")).toMatchObject({ channel: "ai", source: "Copilot" });
+    expect(ref("https://edgeservices.bing.com/edgesvc/chat").channel).not.toBe("ai");
+    expect(ref("https://edgeservices.bing.com/").channel).not.toBe("ai");
   });
   test("x.com is social unless under /i/grok", () => {
     expect(ref("https://x.com/someone/status/1")).toMatchObject({ channel: "social", source: "X" });
@@ -105,6 +109,18 @@ describe("the source table file", () => {
   test("never lists bare openai.com, bing.com or x.com under an AI source", () => {
     for (const s of table.sources.filter((e) => e.channel === "ai")) {
       for (const h of s.hosts) expect(["openai.com", "bing.com", "x.com"]).not.toContain(h);
+    }
+  });
+  test("AI entries on bing.com (or a subdomain) are under /chat only, on x.com under /i/grok only", () => {
+    const under = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
+    for (const s of table.sources.filter((e) => e.channel === "ai")) {
+      for (const pattern of s.hosts) {
+        const [host, ...rest] = pattern.split("/");
+        const path = rest.length ? `/${rest.join("/")}` : "";
+        if (under(host, "bing.com")) expect(`${s.name} ${path}`).toMatch(/ \/chat(\/|$)/);
+        if (under(host, "x.com")) expect(`${s.name} ${path}`).toMatch(/ \/i\/grok(\/|$)/);
+        if (under(host, "openai.com")) expect(`${s.name} ${host}`).toBe("ChatGPT chat.openai.com");
+      }
     }
   });
   test("extending: a new entry is all it takes", () => {
