@@ -5,11 +5,12 @@ import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../http/auth";
 import { feedbackRoutes } from "../feedback";
 import { chatBody, chatResponse, imageBody, imageResponse, queuedResponse, TEXT_JOB_TYPES, textBody, textResponse } from "./model";
-import { enqueueText, generateChat, generateImage, generateText, textJobHandler } from "./service";
+import { enqueueText, generateChat, generateImage, generateText, refundFailedTextJob, textJobHandler } from "./service";
 
 export function generateModule(ctx: AppContext, auth: AuthPlugin) {
   const handler = textJobHandler(ctx);
-  for (const name of TEXT_JOB_TYPES) ctx.jobs.register(name, handler);
+  const onFailed = refundFailedTextJob(ctx);
+  for (const name of TEXT_JOB_TYPES) ctx.jobs.register(name, handler, { onFailed });
 
   return new Elysia({ prefix: "/v1/ai/generate", tags: ["generate"] })
     .use(auth)

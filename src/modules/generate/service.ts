@@ -8,7 +8,7 @@ import type { CompletionRequest, ProviderFamily } from "../../ai/types";
 import type { AppContext } from "../../context";
 import { AppError, badRequest } from "../../http/errors";
 import { NonRetryableJobError } from "../../jobs";
-import type { JobContext } from "../../jobs/types";
+import type { FailedJob, JobContext } from "../../jobs/types";
 import { extractReadableText } from "../../lib/html-text";
 import { safeFetch } from "../../lib/safe-fetch";
 import { assistantContextText } from "../assistant/context";
@@ -137,21 +137,27 @@ function worthRetrying(err: unknown): boolean {
   return err.status === 429 || err.status === 502 || err.status === 504 || err.errCode === "PROVIDER_ABORTED";
 }
 
-/** The contentQueue handler for every TEXT_JOB_TYPES name; refunds the credit when the job fails for good. */
+/** The contentQueue handler for every TEXT_JOB_TYPES name. */
 export function textJobHandler(ctx: AppContext) {
   return async (job: JobContext<TextJobData>) => {
-    const { input, system, reservation } = job.data;
+    const { input, system } = job.data;
     try {
       const attachment = input.file ? await fetchAttachment(ctx, input.file, job.signal) : null;
       const result = await ctx.ai.complete(completionRequest(input, system, withAttachment(input.text, attachment), job.signal));
       return { text: result.text, model: result.model, family: result.family };
     } catch (err) {
-      const retry = worthRetrying(err);
-      if (!retry || job.attemptsMade + 1 >= TEXT_JOB_ATTEMPTS) refundUsage(ctx.db, reservation);
-      if (retry) throw err;
+      if (worthRetrying(err)) throw err;
       throw new NonRetryableJobError(err instanceof Error ? err.message : String(err));
     }
   };
+}
+
+/**
+ * The text jobs' onFailed hook: a job that failed for good gives its credit back, in the
+ * transaction that fails it, whether its last attempt threw or its worker died on it.
+ */
+export function refundFailedTextJob(ctx: AppContext) {
+  return (job: FailedJob<TextJobData>) => refundUsage(ctx.db, job.data.reservation);
 }
 
 /** POST /chat: one exchange in a session (created when new), paid with one credit. */

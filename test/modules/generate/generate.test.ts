@@ -1,9 +1,14 @@
 // POST /v1/ai/generate/{text,chat,image,feedback} over a real server, real SDKs, fake providers.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { reserveUsage, usageSummary } from "../../../src/ai/credits";
+import type { DurableJobQueue } from "../../../src/jobs";
+import { claimJobs, LEASE_EXPIRED_REASON, recoverExpiredLeases } from "../../../src/jobs/queue";
+import { TEXT_JOB_ATTEMPTS } from "../../../src/modules/generate/service";
 import { PLANS, planOf } from "../../../src/modules/users/plans";
+import { ManualClock } from "../../../src/platform/clock";
 import { type FakeProviders, startFakeProviders } from "../../support/fake-providers";
 import { startSite, trustTestCertificate, type TestSite } from "../../support/https-site";
+import { waitFor } from "../../support/jobs";
 import { startTestServer, type TestServer, type TestUser } from "../../support/server";
 
 let fake: FakeProviders;
@@ -281,6 +286,44 @@ describe("POST /text with useWorker", () => {
     expect(done.failedReason).toContain("openai rejected the request (400)");
     expect(done.attemptsMade).toBe(1);
     expect(await creditsUsed(u)).toBe(0);
+  });
+
+  test("a provider outage on every attempt: retried, then failed, and the credit is refunded exactly once", async () => {
+    const u = await s.user("business");
+    reserveUsage(s.ctx.db, u.workspaceId, PLANS.business, "ai_credits", 5, s.ctx.clock.now()); // a double refund would show as 5
+    fake.failNext("openai", 500, 5);
+    const r = await text(u, { text: "x", model: "gpt-4o", useWorker: true });
+    expect(await creditsUsed(u)).toBe(6);
+    const done = await settled(u, r.body.jobId);
+    expect(done).toMatchObject({ state: "failed", attemptsMade: TEXT_JOB_ATTEMPTS });
+    expect(fake.callsOf("openai")).toHaveLength(TEXT_JOB_ATTEMPTS);
+    expect(await creditsUsed(u)).toBe(5);
+  });
+
+  test("a job whose worker died on its last attempt (the sweeper fails it) gets its credit back", async () => {
+    // no worker of its own: a "dead" worker claims the job and never finishes, on every attempt
+    const clock = new ManualClock();
+    const alone = await startTestServer({ ...fake.env, AIVIS_WORKER: "false", AIVIS_JOB_LEASE_MS: "1000" }, { clock });
+    try {
+      const u = await alone.user("business");
+      const r = await alone.call("POST", "/v1/ai/generate/text", { headers: u.headers, body: { text: "x", model: "gpt-4o", useWorker: true } });
+      expect(r.status).toBe(202);
+      const used = () => usageSummary(alone.ctx.db, u.workspaceId, PLANS.business, clock.now()).credits.used;
+      expect(used()).toBe(1);
+      for (let attempt = 1; attempt <= TEXT_JOB_ATTEMPTS; attempt++) {
+        expect(claimJobs(alone.ctx.db, clock.now(), "contentQueue", "dead-worker", 1000, 10).map((j) => j.id)).toEqual([r.body.jobId]);
+        clock.advance(1000);
+        if (attempt < TEXT_JOB_ATTEMPTS) expect(recoverExpiredLeases(alone.ctx.db, clock.now())[0].state).toBe("waiting");
+      }
+      expect(used()).toBe(1);
+      (alone.ctx.jobs as DurableJobQueue).start(); // its sweeper fails the job for good
+      const job = async () => (await alone.call("GET", `/v1/ai/generate/job/${r.body.jobId}`, { headers: u.headers })).body;
+      await waitFor("failed by the sweeper", () => used() === 0);
+      expect(await job()).toMatchObject({ state: "failed", failedReason: LEASE_EXPIRED_REASON, attemptsMade: TEXT_JOB_ATTEMPTS });
+      expect(fake.calls).toHaveLength(0);
+    } finally {
+      await alone.close();
+    }
   });
 
   test("credits are checked when queueing: exhausted → 403 at once, nothing queued", async () => {
