@@ -39,7 +39,8 @@ beforeAll(async () => {
   // a real browser's user agent: HeadlessChrome is (rightly) dropped as a bot. Set on the browser,
   // not only the context, because keepalive requests sent while a page unloads leave with the
   // browser-wide user agent.
-  browser = await launchChromium([`--user-agent=${BROWSER_UA}`]);
+  // shop.example resolves to loopback, so a page can sit on a host that is not "local"
+  browser = await launchChromium([`--user-agent=${BROWSER_UA}`, "--host-resolver-rules=MAP shop.example 127.0.0.1"]);
 }, 60_000);
 
 afterAll(async () => {
@@ -164,4 +165,97 @@ test("without the opt-in attribute the script stays silent on localhost and unde
   await context.close();
   quiet.stop(true);
   expect(beacons).toEqual([]);
+}, 60_000);
+
+test("engaged time counts only while visible and focused; blur and hide send it only when it grew; a bfcache restore is a new page view", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  const engagements: number[] = [];
+  page.on("request", (r) => {
+    const body = r.url().endsWith("/v1/ai-traffic/collect") ? JSON.parse(r.postData() ?? "{}") : {};
+    if ("sessionDurationMs" in body) engagements.push(body.sessionDurationMs);
+  });
+  // the page's clock only moves when the test moves it, so engaged time is exact
+  await page.clock.install({ time: Date.UTC(2026, 0, 1) });
+  await page.clock.pauseAt(Date.UTC(2026, 0, 1, 0, 0, 1));
+  const firstView = beaconResponse(page, "pageview");
+  await page.goto(`http://127.0.0.1:${pages.port}/focus-test`);
+  const sessionId = JSON.parse((await firstView).request().postData()!).sessionId;
+  await page.bringToFront();
+
+  // 2 s visible and focused, then the window loses focus: 2000 ms are sent
+  await page.clock.fastForward(2000);
+  let sent = beaconResponse(page, "engagement");
+  await page.evaluate(() => {
+    document.hasFocus = () => false;
+    window.dispatchEvent(new Event("blur"));
+  });
+  expect(JSON.parse((await sent).request().postData()!)).toMatchObject({ path: "/focus-test", sessionDurationMs: 2000 });
+
+  // 5 s without focus count for nothing: another blur has nothing new to send
+  await page.clock.fastForward(5000);
+  await page.evaluate(() => window.dispatchEvent(new Event("blur")));
+
+  // focus again for 1 s, then the tab is hidden: 2000 + 1000
+  await page.evaluate(() => {
+    delete (document as { hasFocus?: unknown }).hasFocus; // back to the real (focused) one
+    window.dispatchEvent(new Event("focus"));
+  });
+  await page.clock.fastForward(1000);
+  sent = beaconResponse(page, "engagement");
+  await page.evaluate(() => {
+    Object.defineProperty(document, "visibilityState", { value: "hidden", configurable: true });
+    document.dispatchEvent(new Event("visibilitychange"));
+  });
+  expect(JSON.parse((await sent).request().postData()!).sessionDurationMs).toBe(3000);
+
+  // back from the back/forward cache: the same path is viewed again
+  const restored = beaconResponse(page, "pageview");
+  await page.evaluate(() => {
+    Object.defineProperty(document, "visibilityState", { value: "visible", configurable: true });
+    window.dispatchEvent(new PageTransitionEvent("pageshow", { persisted: true }));
+  });
+  expect(JSON.parse((await restored).request().postData()!)).toMatchObject({ path: "/focus-test", sessionId });
+  await context.close();
+
+  expect(errors).toEqual([]);
+  expect(engagements).toEqual([2000, 3000]);
+  const views = rows().filter((r) => r.path === "/focus-test");
+  expect(views.map((r) => r.engaged_ms)).toEqual([3000, 0]);
+}, 60_000);
+
+test("navigator.webdriver alone silences the script on a real host name; without it the same page is tracked", async () => {
+  const quiet = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: () =>
+      new Response(`<!doctype html><title>x</title><script defer src="${s.url}/v1/ai-traffic/t.js" data-site="${site.siteKey}"></script>`, {
+        headers: { "content-type": "text/html" },
+      }),
+  });
+  const visit = async (webdriver: boolean) => {
+    const context = await browser.newContext();
+    if (!webdriver) await context.addInitScript(() => Object.defineProperty(Navigator.prototype, "webdriver", { get: () => false }));
+    const page = await context.newPage();
+    const beacons: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/collect")) beacons.push(r.url());
+    });
+    const script = page.waitForResponse((r) => r.url().endsWith("/t.js"));
+    await page.goto(`http://shop.example:${quiet.port}/webdriver-${webdriver}`);
+    await script;
+    if (!webdriver) await until(() => beacons.length, (n) => n > 0, "the page view beacon");
+    await page.evaluate(() => history.pushState({}, "", "/next"));
+    await page.goto("about:blank");
+    await context.close();
+    return beacons.length;
+  };
+  try {
+    expect(await visit(true)).toBe(0);
+    expect(await visit(false)).toBeGreaterThanOrEqual(2);
+  } finally {
+    quiet.stop(true);
+  }
 }, 60_000);
