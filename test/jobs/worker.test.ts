@@ -383,4 +383,19 @@ describe("retention", () => {
     expect(q.get(failed, "ws-a")).toBeNull();
     expect(q.get(pending, "ws-a")?.state).toBe("delayed");
   });
+
+  test("start() prunes at once, so a process restarted more often than the hourly schedule still prunes", async () => {
+    const env = { AIVIS_JOB_KEEP_COMPLETED_DAYS: "1" };
+    const before = makeQueue(env);
+    before.register("ok", async () => "fine");
+    before.start();
+    const done = before.enqueue("aiQueue", "ok", "ws-a", {}).jobId;
+    await waitFor("completed", () => jobState(h.db, done) === "completed");
+    await before.stop();
+    clock.advance(86_400_001);
+    const after = makeQueue(env);
+    expect(after.get(done, "ws-a")?.state).toBe("completed");
+    after.start();
+    expect(after.get(done, "ws-a")).toBeNull();
+  });
 });
