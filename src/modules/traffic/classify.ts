@@ -141,7 +141,7 @@ export function classifySource(input: ClassifyInput, sources: SourceTable = SHIP
 }
 
 /** What open-ended sources (any referring host, any unknown utm_source) are counted as in the daily rollups. */
-export const ROLLUP_CATCH_ALL: Record<Channel, string> = {
+const ROLLUP_CATCH_ALL: Record<Channel, string> = {
   ai: "Other AI",
   search: "Other search",
   social: "Other social",
@@ -153,7 +153,7 @@ export const ROLLUP_CATCH_ALL: Record<Channel, string> = {
 
 /**
  * The source a daily rollup row is kept under: a name from the table as is, anything else (a
- * referring host, an unknown utm_source) folded into its channel's catch-all. Referring hosts and utm_source values are unbounded
+ * referring host, an unknown utm_source) folded into its channel's catch-all. Those are unbounded
  * (anyone can post them to the public beacon); folding them keeps the rollups, and so the stats,
  * at a size set by the table, not by the traffic. The raw rows keep the real host or value.
  */
