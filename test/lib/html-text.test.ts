@@ -45,3 +45,9 @@ describe("extractReadableText", () => {
     expect(blockText(parseHtmlDocument("<p>one <b>two</b></p><p>three</p>").body)).toBe("one two\n\nthree");
   });
 });
+
+test("deeply nested markup (a hostile page) is read without running out of stack", () => {
+  const deep = `<html><body>${"<b>".repeat(50_000)}deep text${"</b>".repeat(50_000)}<p>after</p></body></html>`;
+  expect(blockText(parseHtmlDocument(deep).body)).toBe("deep text\n\nafter");
+  expect(extractReadableText(deep).text).toContain("deep text");
+});
