@@ -1,8 +1,9 @@
 // Planning and placing a blog post's images, with no I/O and no AI: the post (markdown) is split
-// into sections with marked's lexer (so headings inside code blocks don't count), N sections are
+// into sections with marked's block lexer (so headings inside code blocks don't count), N sections are
 // picked evenly from first to last, each gets an image prompt built from its heading and opening
 // words, and generated images are inserted under their section's heading.
-import { marked, type Token } from "marked";
+import { Lexer, type Token } from "marked";
+import { assertMarkdownNesting } from "./markdown-nesting";
 
 export interface PlannedImage {
   /** index of the lexer token the image goes after (a heading, or the block before a chunk) */
@@ -35,6 +36,14 @@ function plainText(tokens: Token[]): string {
 }
 
 const firstWords = (text: string, n: number) => text.split(" ").slice(0, n).join(" ");
+
+/**
+ * The post's block tokens (what `marked.lexer` gives, without its inline pass: sections and
+ * paragraphs need none, and that pass is quadratic on runs of unmatched `_` / `*`).
+ */
+function blockTokens(markdown: string): Token[] {
+  return new Lexer().blockTokens(markdown.replace(/\r\n|\r/g, "\n"));
+}
 
 /** n indices spread evenly over 0..total-1, first and last included (n ≤ total). */
 export function spread(total: number, n: number): number[] {
@@ -71,7 +80,8 @@ function sectionsOf(tokens: Token[]): Section[] {
 
 /** Plans `count` images (fewer when the post has fewer sections or paragraphs). */
 export function planBlogImages(markdown: string, opts: PlanOptions): PlannedImage[] {
-  const tokens = marked.lexer(markdown);
+  assertMarkdownNesting(markdown);
+  const tokens = blockTokens(markdown);
   const sections = sectionsOf(tokens);
   if (sections.length) {
     return spread(sections.length, opts.count).map((k) => {
@@ -98,7 +108,7 @@ export interface Placement {
 
 /** The post with each image inserted after its token (afterToken -1 = at the very top). */
 export function placeImages(markdown: string, placements: Placement[]): string {
-  const tokens = marked.lexer(markdown);
+  const tokens = blockTokens(markdown);
   const byToken = new Map<number, Placement[]>();
   for (const p of placements) byToken.set(p.afterToken, [...(byToken.get(p.afterToken) ?? []), p]);
   const image = (p: Placement) => `![${p.alt.replace(/[[\]]/g, "")}](${p.src})\n\n`;

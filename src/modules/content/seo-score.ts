@@ -1,9 +1,10 @@
 // The SEO score of an article, deterministic and explainable, with no I/O and no AI: markdown
-// (rendered with marked) or HTML is parsed with linkedom, measured, and scored 0–100 as a
+// (rendered with Bun's built-in CommonMark/GFM parser, which stays linear on hostile input where
+// marked goes quadratic) or HTML is parsed with linkedom, measured, and scored 0–100 as a
 // weighted mean of named sub-scores, each with the suggestions that would raise it. The README
 // ("Brand voices and content tools") documents every threshold below.
-import { marked } from "marked";
 import { blockText, parseHtmlDocument } from "../../lib/html-text";
+import { assertMarkdownNesting } from "./markdown-nesting";
 import { containsPhrase, countPhrase, extractKeywords, fleschReadingEase, sentences, syllableCount, words } from "./text-analysis";
 
 export type MetricName = "keywordPlacement" | "keywordDensity" | "readability" | "contentLength" | "headingStructure" | "textStructure" | "links";
@@ -101,7 +102,8 @@ export function detectFormat(content: string): "markdown" | "html" {
 
 function parse(input: SeoInput): Parsed {
   const format = detectFormat(input.content);
-  const html = format === "html" ? input.content : (marked.parse(input.content, { async: false, gfm: true }) as string);
+  if (format === "markdown") assertMarkdownNesting(input.content);
+  const html = format === "html" ? input.content : Bun.markdown.html(input.content, { autolinks: true });
   const doc = parseHtmlDocument(html);
   const body = doc.body ?? doc.documentElement;
   const text = (el: Element) => (el.textContent ?? "").replace(/\s+/g, " ").trim();

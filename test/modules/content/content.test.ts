@@ -50,6 +50,16 @@ describe("POST /calculate-seo-score", () => {
     expect((await usage(u)).credits.used).toBe(0);
   });
 
+  test("hostile Markdown is a 400, not a 500", async () => {
+    const u = await s.user();
+    for (const path of ["calculate-seo-score", "improve-content-simple", "process-blog-post-with-images"]) {
+      const r = await post(u, path, { content: "1. ".repeat(33_000), improvePrompt: "x" });
+      expect(r.status).toBe(400);
+      expect(r.body.errCode).toBe("CONTENT_TOO_NESTED");
+    }
+    expect(fake.calls).toEqual([]);
+  });
+
   test("bounds: missing content, too many keywords → 400", async () => {
     const u = await s.user();
     expect((await post(u, "calculate-seo-score", {})).status).toBe(400);

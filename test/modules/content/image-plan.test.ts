@@ -48,3 +48,20 @@ describe("prompts", () => {
     expect(cleanModelOutput("text with ```code``` inside")).toBe("text with ```code``` inside");
   });
 });
+
+describe("hostile posts", () => {
+  // marked's full lexer spent tens of seconds on the first one's inline pass and overflowed on the second
+  test("a section of 90 000 chars of unmatched emphasis delimiters is planned and placed", () => {
+    const post = `# T\n\n## Only section\n\n${"a_".repeat(45_000)}\n`;
+    const plan = planBlogImages(post, { count: 1 });
+    expect(plan.map((p) => p.section)).toEqual(["Only section"]);
+    const placed = placeImages(post, [{ afterToken: plan[0].afterToken, alt: "x", src: "data:," }]);
+    expect(placed).toBe(`# T\n\n## Only section\n\n![x](data:,)\n\n${"a_".repeat(45_000)}\n`);
+  });
+
+  test("Markdown nested past the limit → 400 CONTENT_TOO_NESTED", () => {
+    expect(() => planBlogImages(`## S\n\n${">".repeat(100_000)} x`, { count: 1 })).toThrow(
+      expect.objectContaining({ status: 400, errCode: "CONTENT_TOO_NESTED" }),
+    );
+  });
+});

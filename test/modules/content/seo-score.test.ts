@@ -133,3 +133,31 @@ describe("readability and structure", () => {
     expect(r.stats.words).toBe(0);
   });
 });
+
+describe("hostile input", () => {
+  // marked took tens of seconds on the first (quadratic emphasis scan) and overflowed the stack on the others
+  test("a 100 000-char run of unmatched emphasis delimiters is scored", () => {
+    const r = scoreSeo({ content: "a_".repeat(50_000) });
+    expect(r.stats.words).toBeGreaterThan(0);
+    expect(r.score).toBeGreaterThanOrEqual(0);
+  });
+
+  test.each([">".repeat(100_000), "> ".repeat(50_000), "1. ".repeat(33_000), "- ".repeat(20) + "deep"])(
+    "Markdown nested past the limit → 400 CONTENT_TOO_NESTED (%#)",
+    (content) => {
+      let err: unknown;
+      try {
+        scoreSeo({ content });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toMatchObject({ status: 400, errCode: "CONTENT_TOO_NESTED" });
+    },
+  );
+
+  test("HTML nested 50 000 deep is scored, not a stack overflow", () => {
+    const r = scoreSeo({ content: `${"<span>".repeat(50_000)}deep words here${"</span>".repeat(50_000)}` });
+    expect(r.format).toBe("html");
+    expect(r.stats.words).toBe(3);
+  });
+});
