@@ -2,8 +2,8 @@
 // address checked (src/lib/address-policy.ts) and the port limited to 80/443, a connection pinned
 // to the checked addresses (no DNS-rebinding window), manual redirects re-checked hop by hop,
 // connect and total timeouts (DNS included), a byte cap on the decoded body and a content-type
-// allow-list. Uses node:http(s) because it lets us
-// supply the resolved addresses (`lookup`) and honours NODE_EXTRA_CA_CERTS.
+// allow-list. Uses node:http(s) because it lets us supply the resolved addresses (`lookup`) and
+// honours NODE_EXTRA_CA_CERTS.
 import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
