@@ -12,6 +12,7 @@ import { contentModule } from "./modules/content";
 import { dashboardModule } from "./modules/dashboard";
 import { docsModule } from "./modules/docs";
 import { generateModule } from "./modules/generate";
+import { imagesModule } from "./modules/images";
 import { jobsModule } from "./modules/jobs";
 import { trafficModule } from "./modules/traffic";
 import { usersModule } from "./modules/users";
@@ -66,6 +67,7 @@ export function createApp(ctx: AppContext) {
     .use(assistantModule(ctx, auth))
     .use(brandVoiceModule(ctx, auth))
     .use(contentModule(ctx, auth))
+    .use(imagesModule(ctx))
     .use(usersModule(ctx, auth, sessions));
 }
 

@@ -50,6 +50,10 @@ export interface Config {
     collectAliasPath: string | undefined;
     flushMs: number;
   };
+  images: {
+    /** generated images are served and kept this many days, then pruned */
+    keepDays: number;
+  };
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -167,6 +171,9 @@ export function loadConfig(env: Env = process.env): Config {
       scriptAliasPath: path(env, "AIVIS_TRACKER_SCRIPT_PATH"),
       collectAliasPath: path(env, "AIVIS_TRACKER_COLLECT_PATH"),
       flushMs: int(env, "AIVIS_INGEST_FLUSH_MS", 5, 0, 1000),
+    },
+    images: {
+      keepDays: int(env, "AIVIS_IMAGE_KEEP_DAYS", 90, 1, 3650),
     },
   };
 }

@@ -4,6 +4,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../http/auth";
+import { publicBase } from "../traffic/service";
 import { blogImagesBody, improveSimpleBody, improveValidationBody, seoScoreBody } from "./model";
 import { scoreSeo } from "./seo-score";
 import {
@@ -45,14 +46,14 @@ export function contentModule(ctx: AppContext, auth: AuthPlugin) {
     )
     .post(
       "/process-blog-post-with-images",
-      ({ principal, body, set }) => {
+      ({ principal, body, set, request }) => {
         set.status = 202;
-        return enqueueBlogImages(ctx, principal, body);
+        return enqueueBlogImages(ctx, principal, body, publicBase(ctx.config, request));
       },
       {
         auth: "api",
         body: blogImagesBody,
-        detail: { summary: "Queue a job that plans, generates and places images in a Markdown blog post (image usage per image)" },
+        detail: { summary: "Queue a job that plans, generates, stores and links images in a Markdown blog post (image usage per image)" },
       },
     );
 }

@@ -1,7 +1,8 @@
 // The content tools: SEO scoring (no AI, no credit), one-pass and validated improvement (1 AI
 // credit per model call, like /text), and blog-post illustration (image usage per image, run as
-// a job). Queued work re-resolves the caller from the user id it carries.
-import { refundUsage, reserveCredits, reserveUsage, withCredits, withImageUsage } from "../../ai/credits";
+// a job, the images stored and linked by URL). Queued work re-resolves the caller from the user id
+// it carries.
+import { refundUsage, reserveCredits, reserveUsage, withCredits } from "../../ai/credits";
 import { assertModelAllowed, validateImageRequest } from "../../ai/models";
 import { notConfigured } from "../../ai/provider-errors";
 import type { ImageModel } from "../../ai/types";
@@ -9,6 +10,7 @@ import type { AppContext } from "../../context";
 import { AppError } from "../../http/errors";
 import { NonRetryableJobError } from "../../jobs";
 import type { JobContext } from "../../jobs/types";
+import { generateStoredImage } from "../images/service";
 import { getUser, type Principal, principalFor } from "../users/service";
 import { planBlogImages, placeImages } from "./image-plan";
 import { BLOG_IMAGE_DEFAULTS, DEFAULT_METRIC_TYPE, VALIDATION_DEFAULTS } from "./model";
@@ -160,6 +162,11 @@ interface QueuedWork<I> {
   input: I;
 }
 
+interface QueuedBlogImages extends QueuedWork<BlogImagesInput> {
+  /** the base image URLs start with, fixed when the job was queued (absent on jobs queued before images were stored) */
+  publicBase?: string;
+}
+
 /** The caller of a queued job, as of now (plan changes and bans since queueing apply). */
 function principalOfJob(ctx: AppContext, job: JobContext<QueuedWork<unknown>>): Principal {
   const user = getUser(ctx.db, job.data.userId);
@@ -187,8 +194,12 @@ function imageSettings(ctx: AppContext, input: BlogImagesInput): { model: ImageM
   return { model, size };
 }
 
-/** Queues illustration of a blog post; 400 when the post has nothing to illustrate, 403 when the image allowance cannot cover it. */
-export function enqueueBlogImages(ctx: AppContext, principal: Principal, input: BlogImagesInput): { message: string; jobId: string } {
+/**
+ * Queues illustration of a blog post; 400 when the post has nothing to illustrate, 403 when the
+ * image allowance cannot cover it. `publicBase` (AIVIS_PUBLIC_URL or the request's origin) is what
+ * the image URLs in the result start with.
+ */
+export function enqueueBlogImages(ctx: AppContext, principal: Principal, input: BlogImagesInput, publicBase: string): { message: string; jobId: string } {
   imageSettings(ctx, input);
   const count = input.imageCount ?? BLOG_IMAGE_DEFAULTS.imageCount;
   if (planBlogImages(input.content, { count, title: input.title }).length === 0) {
@@ -196,25 +207,32 @@ export function enqueueBlogImages(ctx: AppContext, principal: Principal, input: 
   }
   // probe: 403 IMAGE_LIMIT_REACHED now if the allowance cannot cover the planned images
   refundUsage(ctx.db, reserveUsage(ctx.db, principal.workspaceId, principal.plan, "images", count, ctx.clock.now()));
-  const { jobId } = ctx.jobs.enqueue<QueuedWork<BlogImagesInput>>("contentQueue", BLOG_IMAGES_JOB, principal.workspaceId, { userId: principal.userId, input }, { attempts: 1 });
+  const { jobId } = ctx.jobs.enqueue<QueuedBlogImages>("contentQueue", BLOG_IMAGES_JOB, principal.workspaceId, { userId: principal.userId, input, publicBase }, { attempts: 1 });
   return { message: "Blog post queued for image generation", jobId };
 }
 
 /**
- * The job: plan the images, generate them one by one (1 image usage each), place the ones that
- * succeeded as data URLs under their sections. Fails only when no image could be made.
+ * The job: plan the images, generate and store them one by one (1 image usage each), link the
+ * ones that succeeded under their sections by URL. Fails only when no image could be made.
  */
-export async function processBlogPostWithImages(ctx: AppContext, principal: Principal, input: BlogImagesInput, progress: (pct: number) => void = () => {}, signal?: AbortSignal) {
+export async function processBlogPostWithImages(
+  ctx: AppContext,
+  principal: Principal,
+  input: BlogImagesInput,
+  publicBase: string,
+  progress: (pct: number) => void = () => {},
+  signal?: AbortSignal,
+) {
   const { model, size } = imageSettings(ctx, input);
   const plan = planBlogImages(input.content, { count: input.imageCount ?? BLOG_IMAGE_DEFAULTS.imageCount, title: input.title, style: input.style });
-  const images: { section: string; alt: string; prompt: string; mimeType: string; bytes: number }[] = [];
+  const images: { id: string; url: string; section: string; alt: string; prompt: string; mimeType: string; bytes: number }[] = [];
   const failed: { section: string; prompt: string; error: string }[] = [];
   const placements: { afterToken: number; alt: string; src: string }[] = [];
   for (const [i, planned] of plan.entries()) {
     try {
-      const image = await withImageUsage(ctx, principal, 1, () => ctx.ai.image({ model, prompt: planned.prompt, size, signal }));
-      placements.push({ afterToken: planned.afterToken, alt: planned.alt, src: `data:${image.mimeType};base64,${image.b64}` });
-      images.push({ section: planned.section, alt: planned.alt, prompt: planned.prompt, mimeType: image.mimeType, bytes: Math.floor((image.b64.length * 3) / 4) });
+      const image = await generateStoredImage(ctx, principal, { model, prompt: planned.prompt, size, signal }, publicBase);
+      placements.push({ afterToken: planned.afterToken, alt: planned.alt, src: image.url });
+      images.push({ id: image.id, url: image.url, section: planned.section, alt: planned.alt, prompt: planned.prompt, mimeType: image.mimeType, bytes: image.bytes });
     } catch (err) {
       failed.push({ section: planned.section, prompt: planned.prompt, error: err instanceof Error ? err.message : String(err) });
     }
@@ -237,7 +255,7 @@ export function registerContentJobs(ctx: AppContext): void {
   ctx.jobs.register<QueuedWork<ValidationInput>>(IMPROVE_VALIDATION_JOB, (job) =>
     improveWithValidation(ctx, principalOfJob(ctx, job), job.data.input, (p) => job.updateProgress(p), job.signal),
   );
-  ctx.jobs.register<QueuedWork<BlogImagesInput>>(BLOG_IMAGES_JOB, (job) =>
-    processBlogPostWithImages(ctx, principalOfJob(ctx, job), job.data.input, (p) => job.updateProgress(p), job.signal),
+  ctx.jobs.register<QueuedBlogImages>(BLOG_IMAGES_JOB, (job) =>
+    processBlogPostWithImages(ctx, principalOfJob(ctx, job), job.data.input, job.data.publicBase ?? ctx.config.publicUrl ?? "", (p) => job.updateProgress(p), job.signal),
   );
 }

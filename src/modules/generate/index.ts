@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { AuthPlugin } from "../../http/auth";
 import { feedbackRoutes } from "../feedback";
+import { publicBase } from "../traffic/service";
 import { chatBody, chatResponse, imageBody, imageResponse, queuedResponse, TEXT_JOB_TYPES, textBody, textResponse } from "./model";
 import { enqueueText, generateChat, generateImage, generateText, refundFailedTextJob, textJobHandler } from "./service";
 
@@ -36,11 +37,11 @@ export function generateModule(ctx: AppContext, auth: AuthPlugin) {
       response: { 200: chatResponse },
       detail: { summary: "One chat exchange in a session (created when sessionId is new or omitted); 1 credit" },
     })
-    .post("/image", ({ principal, body }) => generateImage(ctx, principal, body), {
+    .post("/image", ({ principal, body, request }) => generateImage(ctx, principal, body, publicBase(ctx.config, request)), {
       auth: "api",
       body: imageBody,
       response: { 200: imageResponse },
-      detail: { summary: "Generate an image (dall-e-3 or stability-ultra), returned as base64; counts toward the image allowance" },
+      detail: { summary: "Generate an image (dall-e-3 or stability-ultra), returned as base64 and stored with an id and URL; counts toward the image allowance" },
     })
     .use(feedbackRoutes(ctx, auth, "generate"));
 }

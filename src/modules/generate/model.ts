@@ -67,5 +67,10 @@ export const imageResponse = t.Object({
   message: t.String(),
   model: t.String(),
   size: t.String(),
-  image: t.Object({ mimeType: t.String(), b64: t.String({ description: "base64 of the image bytes (no data: prefix)" }) }),
+  image: t.Object({
+    id: t.String({ description: "the stored image's id" }),
+    url: t.String({ description: "where the stored image is served (public capability URL, kept AIVIS_IMAGE_KEEP_DAYS)" }),
+    mimeType: t.String(),
+    b64: t.String({ description: "base64 of the image bytes (no data: prefix)" }),
+  }),
 });

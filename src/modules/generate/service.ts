@@ -1,7 +1,7 @@
 // Text, chat and image generation (SPEC 4.2): checks the model and plan, builds the prompts,
 // pays with credits (reserved before the provider is called, refunded when it fails), and for
 // queued text runs the same work in the contentQueue worker.
-import { refundUsage, reserveCredits, type Reservation, withCredits, withImageUsage } from "../../ai/credits";
+import { refundUsage, reserveCredits, type Reservation, withCredits } from "../../ai/credits";
 import { assertModelAllowed, assertWebSearchSupported, validateImageRequest } from "../../ai/models";
 import { notConfigured } from "../../ai/provider-errors";
 import type { CompletionRequest, ProviderFamily } from "../../ai/types";
@@ -15,6 +15,7 @@ import { assistantContextText } from "../assistant/context";
 import { buildAssistantContext } from "../assistant/service";
 import { findUsableBrandVoice, listActiveBrandVoices } from "../brand-voice/service";
 import { recentHistory, recordExchange } from "../chat/service";
+import { generateStoredImage } from "../images/service";
 import type { Principal } from "../users/service";
 import { TEXT_JOB_TYPES, type TextJobType } from "./model";
 import { type BrandVoiceStyle, CHAT_BASE_PROMPT, composeSystemPrompt, withAttachment } from "./prompt";
@@ -185,9 +186,9 @@ export async function generateChat(ctx: AppContext, principal: Principal, input:
   return { message: "Reply generated", sessionId, text: reply.text, model: reply.model, family: reply.family, citations: reply.citations, blocks, session };
 }
 
-/** POST /image: one image on the image allowance, returned as base64. */
-export async function generateImage(ctx: AppContext, principal: Principal, input: { text: string; model: string; size: string }) {
+/** POST /image: one image on the image allowance, returned as base64 and also stored, linked under `publicBase`. */
+export async function generateImage(ctx: AppContext, principal: Principal, input: { text: string; model: string; size: string }, publicBase: string) {
   const model = validateImageRequest(input.model, input.size);
-  const image = await withImageUsage(ctx, principal, 1, () => ctx.ai.image({ model, prompt: input.text, size: input.size }));
-  return { message: "Image generated", model, size: input.size, image: { mimeType: image.mimeType, b64: image.b64 } };
+  const image = await generateStoredImage(ctx, principal, { model, prompt: input.text, size: input.size }, publicBase);
+  return { message: "Image generated", model, size: input.size, image: { id: image.id, url: image.url, mimeType: image.mimeType, b64: image.b64 } };
 }

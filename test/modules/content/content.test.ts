@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { usagePeriod, PLANS } from "../../../src/modules/users/plans";
-import { startFakeProviders, type FakeProviders } from "../../support/fake-providers";
+import { fakePng, startFakeProviders, type FakeProviders } from "../../support/fake-providers";
 import { waitFor } from "../../support/jobs";
 import { startTestServer, type TestServer, type TestUser } from "../../support/server";
 
@@ -201,9 +201,25 @@ describe("POST /process-blog-post-with-images", () => {
     expect(result.imageCount).toBe(3);
     expect(result.failed).toEqual([]);
     expect(result.images.map((i: any) => i.section)).toEqual(["Why home composting is worth the effort", "Keeping the heap healthy", "Common problems and quick fixes"]);
-    const placed = result.content.match(/!\[[^\]]*\]\(data:image\/png;base64,[A-Za-z0-9+/=]+\)/g);
-    expect(placed?.length).toBe(3);
-    expect(result.content).toContain("## Why home composting is worth the effort\n\n![Why home composting is worth the effort](data:image/png;base64,");
+    // linked by URL under the request's origin, each image in the post once; no base64 anywhere
+    for (const image of result.images) {
+      expect(image.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(image.url).toBe(`${s.url}/v1/ai/generate/images/${image.id}`);
+      expect(result.content.split(`](${image.url})`).length).toBe(2);
+    }
+    expect(result.content).toContain(`## Why home composting is worth the effort\n\n![Why home composting is worth the effort](${result.images[0].url})\n\n`);
+    const polled = JSON.stringify(job);
+    expect(polled).not.toContain("base64");
+    expect(polled.length).toBeLessThan(good.length * 2 + 5_000); // the post (twice: escaped in content) and a little metadata
+    // the URL serves exactly what the provider made for that prompt
+    for (const image of result.images) {
+      const served = await fetch(image.url);
+      expect(served.status).toBe(200);
+      expect(served.headers.get("content-type")).toBe("image/png");
+      const bytes = Buffer.from(await served.arrayBuffer());
+      expect(bytes.equals(fakePng(image.prompt))).toBe(true);
+      expect(image).toMatchObject({ mimeType: "image/png", bytes: bytes.length });
+    }
     const images = fake.callsOf("openai").filter((c) => c.kind === "image");
     expect(images.length).toBe(3);
     expect(images[0].size).toBe("1792x1024");
@@ -222,6 +238,9 @@ describe("POST /process-blog-post-with-images", () => {
     expect(job.result.imageCount).toBe(1);
     expect(job.result.failed.length).toBe(1);
     expect(job.result.size).toBe("16:9");
+    // only the image that was made is linked
+    expect(job.result.content.match(/\/v1\/ai\/generate\/images\//g)?.length).toBe(1);
+    expect((await fetch(job.result.images[0].url)).status).toBe(200);
     expect((await usage(u)).images.used).toBe(1); // the failed one is refunded
   });
 
