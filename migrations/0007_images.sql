@@ -5,10 +5,12 @@ CREATE TABLE generated_images (
   id           TEXT PRIMARY KEY,                                          -- 22 chars base64url, 128 random bits
   workspace_id TEXT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
   mime_type    TEXT NOT NULL,                                             -- from the bytes' signature, not the provider's label
-  bytes        BLOB NOT NULL,
   prompt       TEXT NOT NULL,
   model        TEXT NOT NULL,
-  created_at   INTEGER NOT NULL                                           -- epoch ms
+  created_at   INTEGER NOT NULL,                                          -- epoch ms
+  -- last: reading a column stored after a multi-MB blob walks its overflow pages, so the lookups
+  -- that need no bytes (retention check, 304, prune) stay on the row's first page
+  bytes        BLOB NOT NULL
 );
 
 -- Retention: the prune deletes the oldest rows first.

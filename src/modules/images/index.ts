@@ -5,7 +5,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { notFound } from "../../http/errors";
 import { imageParams } from "./model";
-import { findLiveImage, IMAGES_PATH, setUpImageRetention } from "./service";
+import { findLiveImage, imageBytes, IMAGES_PATH, setUpImageRetention } from "./service";
 
 /** an ETag in an If-None-Match list (or `*`) */
 function matchesETag(ifNoneMatch: string | null, etag: string): boolean {
@@ -23,8 +23,9 @@ export function imagesModule(ctx: AppContext) {
     "/:id",
     ({ params, request }) => {
       const now = ctx.clock.now();
+      const gone = () => notFound("IMAGE_NOT_FOUND", "no such image (unknown id, or past its retention)");
       const image = findLiveImage(ctx.db, now, ctx.config.images.keepDays, params.id);
-      if (!image) throw notFound("IMAGE_NOT_FOUND", "no such image (unknown id, or past its retention)");
+      if (!image) throw gone();
       // the bytes behind an id never change, so they are cacheable until the retention ends;
       // "private": copies stay in viewers' browsers, not in shared caches the prune cannot reach
       const etag = `"${params.id}"`;
@@ -36,7 +37,9 @@ export function imagesModule(ctx: AppContext) {
         "cross-origin-resource-policy": "cross-origin",
       };
       if (matchesETag(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
-      return new Response(image.bytes, { headers: { ...headers, "content-type": image.mimeType } });
+      const bytes = imageBytes(ctx.db, params.id);
+      if (!bytes) throw gone();
+      return new Response(bytes, { headers: { ...headers, "content-type": image.mimeType } });
     },
     {
       params: imageParams,

@@ -66,19 +66,26 @@ export function generateStoredImage(ctx: AppContext, principal: Principal, req: 
 
 export interface LiveImage {
   mimeType: string;
-  bytes: Uint8Array<ArrayBuffer>;
   /** when the retention ends and the image is gone (epoch ms) */
   expiresAt: number;
 }
 
-/** The image with this id while it is within its retention (an expired one the prune has not reached yet is gone too). */
+/**
+ * The image with this id while it is within its retention (an expired one the prune has not
+ * reached yet is gone too). Reads no bytes: a revalidation (304) never needs them.
+ */
 export function findLiveImage(db: DB, now: number, keepDays: number, id: string): LiveImage | null {
   const row = db
-    .query<{ mime_type: string; bytes: Uint8Array<ArrayBuffer>; created_at: number }, { id: string; cutoff: number }>(
-      "SELECT mime_type, bytes, created_at FROM generated_images WHERE id = $id AND created_at > $cutoff",
+    .query<{ mime_type: string; created_at: number }, { id: string; cutoff: number }>(
+      "SELECT mime_type, created_at FROM generated_images WHERE id = $id AND created_at > $cutoff",
     )
     .get({ id, cutoff: now - keepDays * DAY_MS });
-  return row ? { mimeType: row.mime_type, bytes: row.bytes, expiresAt: row.created_at + keepDays * DAY_MS } : null;
+  return row ? { mimeType: row.mime_type, expiresAt: row.created_at + keepDays * DAY_MS } : null;
+}
+
+/** The stored bytes of an image found with findLiveImage; null if the prune took it in between. */
+export function imageBytes(db: DB, id: string): Uint8Array<ArrayBuffer> | null {
+  return db.query<{ bytes: Uint8Array<ArrayBuffer> }, { id: string }>("SELECT bytes FROM generated_images WHERE id = $id").get({ id })?.bytes ?? null;
 }
 
 /** Deletes images made at or before `cutoff`, oldest first, in small batches; returns how many. */
