@@ -3,5 +3,5 @@ import { t } from "elysia";
 import { IMAGE_ID_PATTERN } from "./service";
 
 export const imageParams = t.Object({
-  id: t.String({ pattern: IMAGE_ID_PATTERN, minLength: 22, maxLength: 22, description: "the image id from a generation result (22 chars base64url)" }),
+  id: t.String({ pattern: IMAGE_ID_PATTERN, description: "the image id from a generation result (22 chars base64url)" }),
 });
