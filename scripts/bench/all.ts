@@ -1,7 +1,7 @@
 // `npm run bench`: runs every benchmark in turn (each prints its own figures and ratios).
 import { resolve } from "node:path";
 
-const benches = ["jobs.ts", "report.ts", "ingest.ts"];
+const benches = ["jobs.ts", "report.ts", "ingest.ts", "seo-score.ts", "images.ts"];
 let failed = 0;
 for (const file of benches) {
   console.log(`\n=== ${file} ===`);
