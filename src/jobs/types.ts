@@ -15,12 +15,16 @@ export interface EnqueueOptions {
   backoffMs?: number;
 }
 
-export interface JobContext<D = unknown> {
+/** What a handler or hook knows about the job it is called for. */
+export interface JobInfo<D = unknown> {
   id: string;
   name: string;
   queue: QueueName;
   workspaceId: string;
   data: D;
+}
+
+export interface JobContext<D = unknown> extends JobInfo<D> {
   /** attempts made before this one */
   attemptsMade: number;
   /** 0–100; persisted so GET /job shows it while the job runs */
@@ -32,12 +36,7 @@ export interface JobContext<D = unknown> {
 export type JobHandler<D = any, R = unknown> = (job: JobContext<D>) => Promise<R>;
 
 /** A job that has failed for good, as its onFailed hook sees it. */
-export interface FailedJob<D = unknown> {
-  id: string;
-  name: string;
-  queue: QueueName;
-  workspaceId: string;
-  data: D;
+export interface FailedJob<D = unknown> extends JobInfo<D> {
   /** attempts made, the failed one included */
   attemptsMade: number;
   /** the failedReason stored with the job */

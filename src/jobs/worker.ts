@@ -21,7 +21,7 @@ import {
   renewLeases,
   setJobProgress,
 } from "./queue";
-import { type JobHandler, type JobHandlerOptions, QUEUE_NAMES, type QueueName } from "./types";
+import { type JobHandler, type JobHandlerOptions, type JobInfo, QUEUE_NAMES, type QueueName } from "./types";
 
 export type WorkerSettings = Pick<Config["worker"], "pollMs" | "concurrency" | "leaseMs" | "shutdownGraceMs">;
 
@@ -36,6 +36,11 @@ export interface Worker {
   wake(queue: QueueName, at: number): void;
   /** stop claiming; wait for running handlers up to the grace period, then abort them */
   stop(): Promise<void>;
+}
+
+/** The row as handlers and hooks see it (data parsed; a bad payload throws inside the attempt). */
+function jobInfo(job: Pick<ClaimedJob, "id" | "name" | "queue" | "workspace_id" | "data">): JobInfo {
+  return { id: job.id, name: job.name, queue: job.queue, workspaceId: job.workspace_id, data: JSON.parse(job.data) };
 }
 
 type Outcome = { job: ClaimedJob; at: number } & ({ ok: true; resultJson: string } | { ok: false; error: unknown });
@@ -100,15 +105,7 @@ export function createWorker(deps: {
     if (!onFailed) return;
     try {
       db.transaction(() =>
-        onFailed({
-          id: job.id,
-          name: job.name,
-          queue: job.queue,
-          workspaceId: job.workspace_id,
-          data: JSON.parse(job.data),
-          attemptsMade: job.attempts_made,
-          reason,
-        }),
+        onFailed({ ...jobInfo(job), attemptsMade: job.attempts_made, reason }),
       )();
     } catch (error) {
       log("error", "a job's onFailed hook threw; its writes were rolled back and the job is failed anyway", {
@@ -217,11 +214,7 @@ export function createWorker(deps: {
       if (!handler) throw new NonRetryableJobError(`no handler is registered for job name "${job.name}"`);
       const fence = fenceOf(job);
       const result = await handler.run({
-        id: job.id,
-        name: job.name,
-        queue: job.queue,
-        workspaceId: job.workspace_id,
-        data: JSON.parse(job.data),
+        ...jobInfo(job),
         attemptsMade: job.attempts_made,
         signal: abort.signal,
         updateProgress(progress: number) {
