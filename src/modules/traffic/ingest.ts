@@ -163,18 +163,7 @@ export function prepareIngest(db: DB): (events: TrafficEvent[]) => IngestOutcome
       channel,
       source,
     });
-    bumpDaily.run({
-      site: e.siteId,
-      day,
-      channel,
-      source: rollupSource(channel, source),
-      pageviews: 1,
-      visits: newVisits,
-      visitors: newVisitors,
-      engaged: 0,
-      scrollSum: 0,
-      scrollCount: 0,
-    });
+    addToDaily(e.siteId, day, channel, rollupSource(channel, source), 1, newVisits, newVisitors, 0, 0, 0);
     return "stored";
   }
 
@@ -187,22 +176,39 @@ export function prepareIngest(db: DB): (events: TrafficEvent[]) => IngestOutcome
     if (engaged === pv.engaged_ms && scroll === pv.scroll_depth) return "unchanged";
     updatePageview.run({ id: pv.id, engaged, scroll });
     touchVisit.run({ id: pv.visit_id, ts: e.ts, pageviews: 0 });
-    bumpDaily.run({
-      site: e.siteId,
-      day: pv.day,
-      channel: pv.channel,
-      source: rollupSource(pv.channel, pv.source),
-      pageviews: 0,
-      visits: 0,
-      visitors: 0,
-      engaged: engaged - pv.engaged_ms,
-      scrollSum: scroll - pv.scroll_depth,
-      scrollCount: pv.scroll_depth === 0 && scroll > 0 ? 1 : 0,
-    });
+    addToDaily(
+      e.siteId, pv.day, pv.channel, rollupSource(pv.channel, pv.source),
+      0, 0, 0, engaged - pv.engaged_ms, scroll - pv.scroll_depth, pv.scroll_depth === 0 && scroll > 0 ? 1 : 0,
+    );
     return "updated";
   }
 
-  return (events) => events.map((e) => (e.kind === "pageview" ? pageview(e) : engagement(e)));
+  // a batch's rollup deltas are summed per (site, day, channel, source) and written once each at
+  // its end, in the same transaction: under load most events of a batch share a few rows
+  type DailyDelta = { site: string; day: number; channel: Channel; source: string; pageviews: number; visits: number; visitors: number; engaged: number; scrollSum: number; scrollCount: number };
+  let daily = new Map<string, DailyDelta>();
+
+  function addToDaily(site: string, day: number, channel: Channel, source: string, pageviews: number, visits: number, visitors: number, engaged: number, scrollSum: number, scrollCount: number) {
+    const key = `${site}\u0000${day}\u0000${channel}\u0000${source}`;
+    const d = daily.get(key);
+    if (!d) {
+      daily.set(key, { site, day, channel, source, pageviews, visits, visitors, engaged, scrollSum, scrollCount });
+      return;
+    }
+    d.pageviews += pageviews;
+    d.visits += visits;
+    d.visitors += visitors;
+    d.engaged += engaged;
+    d.scrollSum += scrollSum;
+    d.scrollCount += scrollCount;
+  }
+
+  return (events) => {
+    daily = new Map();
+    const outcomes = events.map((e) => (e.kind === "pageview" ? pageview(e) : engagement(e)));
+    for (const d of daily.values()) bumpDaily.run(d);
+    return outcomes;
+  };
 }
 
 /**
