@@ -13,14 +13,20 @@ function encodeTime(ms: number): string {
   return out;
 }
 
-function encodeRandom(bytes: Uint8Array): string {
-  // 80 bits → 16 base32 chars
-  let bits = 0n;
-  for (const b of bytes) bits = (bits << 8n) | BigInt(b);
+/** exported for its test */
+export function encodeRandom(bytes: Uint8Array): string {
+  // 80 bits → 16 base32 chars, most significant first; plain numbers (no BigInt) keep enqueue cheap
   let out = "";
-  for (let i = 0; i < 16; i++) {
-    out = CROCKFORD[Number(bits & 31n)] + out;
-    bits >>= 5n;
+  let acc = 0;
+  let bits = 0;
+  for (const b of bytes) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += CROCKFORD[(acc >> bits) & 31];
+    }
+    acc &= (1 << bits) - 1;
   }
   return out;
 }
