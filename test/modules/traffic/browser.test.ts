@@ -142,8 +142,9 @@ test("page views, SPA navigation, scroll and leave are tracked and show in the s
   expect(stats.body.engagement.ai.avgScrollDepth).toBe(Math.round(scrolls.reduce((a, b) => a + b, 0) / scrolls.length));
 }, 60_000);
 
-test("without the opt-in attribute the script stays silent on localhost and under automation", async () => {
-  const quiet = Bun.serve({
+/** A page with the snippet but without data-allow-local: what a customer's page looks like. */
+function serveWithoutOptIn() {
+  return Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     fetch: () =>
@@ -151,6 +152,10 @@ test("without the opt-in attribute the script stays silent on localhost and unde
         headers: { "content-type": "text/html" },
       }),
   });
+}
+
+test("without the opt-in attribute the script stays silent on localhost and under automation", async () => {
+  const quiet = serveWithoutOptIn();
   const context = await browser.newContext();
   const page = await context.newPage();
   const beacons: string[] = [];
@@ -227,14 +232,7 @@ test("engaged time counts only while visible and focused; blur and hide send it 
 }, 60_000);
 
 test("navigator.webdriver alone silences the script on a real host name; without it the same page is tracked", async () => {
-  const quiet = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch: () =>
-      new Response(`<!doctype html><title>x</title><script defer src="${s.url}/v1/ai-traffic/t.js" data-site="${site.siteKey}"></script>`, {
-        headers: { "content-type": "text/html" },
-      }),
-  });
+  const quiet = serveWithoutOptIn();
   const visit = async (webdriver: boolean) => {
     const context = await browser.newContext();
     if (!webdriver) await context.addInitScript(() => Object.defineProperty(Navigator.prototype, "webdriver", { get: () => false }));
