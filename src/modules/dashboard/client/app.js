@@ -1,7 +1,7 @@
 // Entry of the dashboard client: who is signed in, path routing inside /app (history API; the
 // server answers every /app path with the same shell), the sign-in page and sign-out.
 import { api, ApiError } from "./api.js";
-import { announce, errorBox, fill, h, pageTitle } from "./dom.js";
+import { announce, field, errorBox, fill, h, pageTitle } from "./dom.js";
 import keyPage from "./page-key.js";
 import overviewPage from "./page-overview.js";
 import trafficPage from "./page-traffic.js";
@@ -122,8 +122,8 @@ function renderLogin() {
   const form = h(
     "form",
     { class: "stack", "aria-labelledby": "login-title" },
-    h("div", { class: "field" }, h("label", { for: "login-email" }, "Email"), email),
-    h("div", { class: "field" }, h("label", { for: "login-password" }, "Password"), password),
+    field("Email", email),
+    field("Password", password),
     submit,
     status,
   );

@@ -19,6 +19,11 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
+/** A labelled form field; the label points at the control's own id, so the two cannot drift apart. */
+export function field(label, control) {
+  return h("div", { class: "field" }, h("label", { for: control.id }, label), control);
+}
+
 /** Says something to screen-reader users through the shell's polite live region. */
 export function announce(text) {
   const region = document.getElementById("announcer");

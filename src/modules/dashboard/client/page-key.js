@@ -1,7 +1,7 @@
 // API key (SPEC 4.7): metadata of the current key, generate or rotate (the secret is shown once
 // with a copy button), and revoke after an inline confirmation.
 import { api } from "./api.js";
-import { announce, copyButton, errorBox, fill, h, pageTitle } from "./dom.js";
+import { announce, field, copyButton, errorBox, fill, h, pageTitle } from "./dom.js";
 import { formatDate, formatDateTime } from "./view-model.js";
 
 function metadataList(key) {
@@ -49,7 +49,7 @@ export default {
       const form = h(
         "form",
         { class: "inline-form", "aria-label": key ? "Rotate the API key" : "Generate an API key" },
-        h("div", { class: "field" }, h("label", { for: "key-name" }, "Key name"), nameInput),
+        field("Key name", nameInput),
         generate,
       );
       form.addEventListener("submit", async (event) => {

@@ -3,7 +3,7 @@
 // and the top AI landing pages. Site and window live in the URL query, so reloads keep them.
 import { api } from "./api.js";
 import { PALETTE, stackedAreaChart } from "./charts.js";
-import { announce, copyButton, errorBox, fill, h, pageTitle } from "./dom.js";
+import { announce, field, copyButton, errorBox, fill, h, pageTitle } from "./dom.js";
 import { formatDate, formatDuration, formatNumber, formatShare, sourceBreakdown, TRAFFIC_DAY_CHOICES, trafficLayers } from "./view-model.js";
 
 const BASE = "/v1/ai-traffic";
@@ -45,8 +45,8 @@ function addSiteForm(onAdded, needsDomain) {
   const form = h(
     "form",
     { class: "inline-form", "aria-labelledby": "add-site-title" },
-    h("div", { class: "field" }, h("label", { for: "site-domain" }, "Domain"), domain),
-    h("div", { class: "field" }, h("label", { for: "site-name" }, "Name (optional)"), name),
+    field("Domain", domain),
+    field("Name (optional)", name),
     submit,
   );
   form.addEventListener("submit", async (event) => {
@@ -194,7 +194,7 @@ function landingTable(stats) {
 function sitePicker(sites, current, onChange) {
   const select = h("select", { id: "site-select" }, sites.map((s) => h("option", { value: s.siteKey, selected: s.siteKey === current.siteKey }, s.name)));
   select.addEventListener("change", () => onChange(sites.find((s) => s.siteKey === select.value)));
-  return h("div", { class: "field" }, h("label", { for: "site-select" }, "Site"), select);
+  return field("Site", select);
 }
 
 export default {

@@ -4,7 +4,7 @@
 // tab), shows its job's progress and the page updates when it finishes.
 import { api, ApiError } from "./api.js";
 import { lineChart } from "./charts.js";
-import { announce, errorBox, fill, h, pageTitle } from "./dom.js";
+import { announce, field, errorBox, fill, h, pageTitle } from "./dom.js";
 import { comparisonRows, formatDateTime, formatShare, historySeries, jobStatus, providerLabel, providerRows, refreshState } from "./view-model.js";
 
 const REPORT = "/v1/ai/generate/seo-site-report";
@@ -199,8 +199,8 @@ function firstReportForm(me, start) {
   const form = h(
     "form",
     { class: "stack", "aria-labelledby": "first-report-title" },
-    h("div", { class: "field" }, h("label", { for: "report-url" }, "Website (https://)"), url),
-    h("div", { class: "field" }, h("label", { for: "report-competitors" }, "Competitors (optional, one URL or name per line)"), competitors),
+    field("Website (https://)", url),
+    field("Competitors (optional, one URL or name per line)", competitors),
     h(
       "div",
       { class: "field" },
