@@ -3,7 +3,7 @@
 import { Cron } from "croner";
 import type { Config } from "../config";
 import type { DB } from "../db";
-import type { Clock } from "../platform/clock";
+import { DAY_MS, type Clock } from "../platform/clock";
 import type { Logger } from "../platform/log";
 import { checkJobName, jobSettings, toJobView } from "./lifecycle";
 import { enqueueJob, findJob, pruneJobs } from "./queue";
@@ -14,7 +14,6 @@ export { NonRetryableJobError } from "./lifecycle";
 
 /** hourly, off the top of the hour; retention is counted in days so this is plenty */
 export const PRUNE_SCHEDULE = "17 * * * *";
-const DAY_MS = 86_400_000;
 
 export interface DurableJobQueue extends JobQueue {
   /** starts the worker loop and the retention schedule (serve does this when AIVIS_WORKER is on) */

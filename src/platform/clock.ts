@@ -1,4 +1,7 @@
 // Time source, injectable so tests can move time without sleeping.
+/** one UTC day in milliseconds */
+export const DAY_MS = 86_400_000;
+
 export interface Clock {
   now(): number;
 }

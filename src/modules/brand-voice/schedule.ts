@@ -1,8 +1,8 @@
 // When a website voice is fetched again: pure date arithmetic on epoch ms (UTC), no clock of its own.
+import { DAY_MS } from "../../platform/clock";
+
 export const FETCH_INTERVALS = ["once", "daily", "weekly", "monthly"] as const;
 export type FetchInterval = (typeof FETCH_INTERVALS)[number];
-
-const DAY_MS = 86_400_000;
 
 function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();

@@ -7,6 +7,7 @@ import type { ImageRequest } from "../../ai/types";
 import type { AppContext } from "../../context";
 import type { DB } from "../../db";
 import { AppError } from "../../http/errors";
+import { DAY_MS } from "../../platform/clock";
 import { randomToken } from "../../platform/ids";
 import type { Principal } from "../users/service";
 import { imageMimeType, MAX_IMAGE_BYTES } from "./image-format";
@@ -17,7 +18,6 @@ export const IMAGES_PATH = "/v1/ai/generate/images";
 export const IMAGE_ID_PATTERN = "^[A-Za-z0-9_-]{22}$";
 /** hourly, off the jobs' prune minute; retention is counted in days */
 export const IMAGE_PRUNE_SCHEDULE = "41 * * * *";
-const DAY_MS = 86_400_000;
 /** rows per DELETE, so pruning months of multi-MB blobs never holds the write lock for long */
 const PRUNE_BATCH = 50;
 

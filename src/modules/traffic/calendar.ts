@@ -1,5 +1,5 @@
 // UTC day numbers: rollups, salts and stats ranges all count days as floor(ms / 86 400 000).
-export const DAY_MS = 86_400_000;
+import { DAY_MS } from "../../platform/clock";
 
 export function epochDay(ms: number): number {
   return Math.floor(ms / DAY_MS);

@@ -11,6 +11,7 @@ import { NonRetryableJobError } from "../../jobs";
 import type { JobContext } from "../../jobs/types";
 import { fetchPageText, parseFetchUrl } from "../../lib/safe-fetch";
 import { newId } from "../../platform/ids";
+import { DAY_MS } from "../../platform/clock";
 import type { Plan } from "../users/plans";
 import type { Principal } from "../users/service";
 import { MAX_COMPETITORS, type PrefillBody, type ReportBody } from "./model";
@@ -37,7 +38,6 @@ export const AUTO_PROMPTS = 5;
 /** prompts cost one AI credit each, whatever the number of providers asked */
 export const CREDITS_PER_PROMPT = 1;
 export const PREFILL_CREDITS = 1;
-const DAY_MS = 86_400_000;
 const ANSWER_MAX_TOKENS = 1024;
 const SITE_FETCH_TIMEOUT_MS = 10_000;
 /** a row queued but never handed to the queue (crash between the two) is given up after this */
