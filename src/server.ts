@@ -59,8 +59,9 @@ export async function startAivis(config: Config, opts: StartOptions = {}): Promi
   migrate(db);
   const shutdownHooks: (() => Promise<void> | void)[] = [];
   // before createApp: modules register their job handlers while the app is composed
-  const jobs = createJobQueue(db, opts.clock ?? systemClock, log, config.worker);
-  const ctx: AppContext = { config, db, clock: opts.clock ?? systemClock, log, ai: createAiProviders(config), jobs, onShutdown: (hook) => shutdownHooks.push(hook) };
+  const clock = opts.clock ?? systemClock;
+  const jobs = createJobQueue(db, clock, log, config.worker);
+  const ctx: AppContext = { config, db, clock, log, ai: createAiProviders(config), jobs, onShutdown: (hook) => shutdownHooks.push(hook) };
   // the first hook: the worker stops while everything its handlers use is still open
   ctx.onShutdown(() => jobs.stop());
   const app = createApp(ctx);
@@ -73,7 +74,8 @@ export async function startAivis(config: Config, opts: StartOptions = {}): Promi
     async fetch(request, srv) {
       const started = performance.now();
       const id = randomToken(9);
-      setRequestMeta(request, clientAddress(config, request, srv), id);
+      const ip = clientAddress(config, request, srv);
+      setRequestMeta(request, ip, id);
       const path = new URL(request.url).pathname;
       let response: Response;
       const bounded = await boundBody(request, config.bodyLimitBytes);
@@ -81,7 +83,7 @@ export async function startAivis(config: Config, opts: StartOptions = {}): Promi
         const err = new AppError(413, "PAYLOAD_TOO_LARGE", `request body is larger than ${config.bodyLimitBytes} bytes`);
         response = Response.json(errorBody(err), { status: 413 });
       } else {
-        if (bounded !== request) setRequestMeta(bounded, clientAddress(config, request, srv), id);
+        if (bounded !== request) setRequestMeta(bounded, ip, id);
         response = await app.handle(bounded);
       }
       response.headers.set("x-request-id", id);
