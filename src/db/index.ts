@@ -8,6 +8,17 @@ import { MIGRATIONS } from "./migrations";
 
 export type DB = Database;
 
+/**
+ * Checkpoint (copy the WAL back into the database file, two fsyncs) once the WAL holds this many
+ * pages, about 40 MB, instead of SQLite's 1000. Write-heavy paths (job claims, beacon batches)
+ * rewrite the same few pages, and a checkpoint copies each page once however often it changed, so
+ * rarer checkpoints copy far less: 60 000 single-commit enqueues ran at 34–36 µs each instead of
+ * 45–54 µs, at the price of a rare longer commit (worst seen 28 ms instead of 10–23 ms).
+ */
+const WAL_CHECKPOINT_PAGES = 10_000;
+/** a WAL that once grew past this (a checkpoint held back by a long read) is cut back after the next one */
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 export function openDatabase(file: string): DB {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, { create: true, strict: true });
@@ -16,6 +27,8 @@ export function openDatabase(file: string): DB {
   // power loss can drop the last few commits. That is the trade PocketBase and most embedded
   // SQLite servers make.
   db.exec("PRAGMA synchronous = NORMAL");
+  db.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
+  db.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA foreign_keys = ON");
   db.exec("PRAGMA temp_store = MEMORY");
@@ -54,7 +67,15 @@ export function migrate(db: DB, now: number = Date.now()): MigrationResult {
   return { applied, current };
 }
 
+// one transaction wrapper per database: building it per call costs as much as a small transaction
+const runners = new WeakMap<DB, ReturnType<typeof transactionRunner>>();
+function transactionRunner(db: DB) {
+  return db.transaction(<T>(fn: () => T): T => fn());
+}
+
 /** Runs fn in an IMMEDIATE transaction (takes the write lock up front, so no upgrade deadlocks). */
 export function tx<T>(db: DB, fn: () => T): T {
-  return db.transaction(fn).immediate();
+  let run = runners.get(db);
+  if (!run) runners.set(db, (run = transactionRunner(db)));
+  return run.immediate(fn) as T;
 }
