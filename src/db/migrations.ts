@@ -7,6 +7,7 @@ import m0004 from "../../migrations/0004_chat.sql" with { type: "text" };
 import m0005 from "../../migrations/0005_brand_voices.sql" with { type: "text" };
 import m0006 from "../../migrations/0006_visibility.sql" with { type: "text" };
 import m0007 from "../../migrations/0007_images.sql" with { type: "text" };
+import m0008 from "../../migrations/0008_jobs_checks.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -22,4 +23,5 @@ export const MIGRATIONS: Migration[] = [
   { version: 5, name: "0005_brand_voices", sql: m0005 },
   { version: 6, name: "0006_visibility", sql: m0006 },
   { version: 7, name: "0007_images", sql: m0007 },
+  { version: 8, name: "0008_jobs_checks", sql: m0008 },
 ];
