@@ -4,6 +4,8 @@
 // completion committed), p50/p99 enqueue→start latency under that burst and under a light paced
 // load, and the ratios. aivis runs at the default AIVIS_WORKER_CONCURRENCY, at 8 and at 16 (a
 // claim commits up to `concurrency` outcomes and claims at once, so the ratio grows with it).
+// Each runs as shipped: aivis checkpoints its WAL every 10 000 pages, plainjob at SQLite's default
+// 1 000; the interval changes how often pages are copied back, not what a commit guarantees.
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -161,8 +163,8 @@ const contenders: Record<string, () => Contender> = {
 };
 
 console.log(`jobs benchmark: ${JOBS} no-op jobs (burst), ${PACED_JOBS} paced every ${PACE_MS} ms; idle poll ${POLL_MS} ms for all`);
-// contenders take turns, three rounds, best round each: warm-up and a noisy neighbour on a small
-// machine should not decide the ratio
+// contenders take turns, three rounds: warm-up and a noisy neighbour on a small machine should not
+// decide the ratio, so it is printed for the best and for the median rounds
 const rounds: Record<string, Figures[]> = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
 for (let round = 0; round < 3; round++) {
   for (const [name, make] of Object.entries(contenders)) rounds[name].push(await burst(make));
@@ -179,10 +181,16 @@ for (const name of Object.keys(contenders)) {
   const all = rounds[name].map((r) => Math.round(r.jobsPerSec)).join(", ");
   console.log(`${name.padEnd(24)} ${String(Math.round(f.jobsPerSec)).padStart(8)}   ${ms(f.p50)} ${ms(f.p99)}   ${ms(p.p50)} ${ms(p.p99)}   ${all}`);
 }
-const baseline = best(rounds["plainjob 0.0.14"]).jobsPerSec;
+// the ratio of the best rounds, and of the median rounds so one lucky round cannot decide it
+const median = (list: Figures[]) => list.map((r) => r.jobsPerSec).sort((a, b) => a - b)[Math.floor(list.length / 2)];
+const baseline = rounds["plainjob 0.0.14"];
 for (const name of Object.keys(contenders).filter((n) => n.startsWith("aivis"))) {
-  const ratio = best(rounds[name]).jobsPerSec / baseline;
-  console.log(`throughput ${name} / plainjob: ${round(ratio)}× (target ≥ 2×${name === DEFAULT_CONCURRENCY_NAME ? ", default config" : ""}) ${ratio >= 2 ? "OK" : "below target"}`);
+  const ratio = best(rounds[name]).jobsPerSec / best(baseline).jobsPerSec;
+  const medianRatio = median(rounds[name]) / median(baseline);
+  const verdict = Math.min(ratio, medianRatio) >= 2 ? "OK" : "below target";
+  console.log(
+    `throughput ${name} / plainjob: ${round(ratio)}× best rounds, ${round(medianRatio)}× median rounds (target ≥ 2×${name === DEFAULT_CONCURRENCY_NAME ? ", default config" : ""}) ${verdict}`,
+  );
 }
 const pacedRatio = pacedFigures["plainjob 0.0.14"].p50 / pacedFigures[DEFAULT_CONCURRENCY_NAME].p50;
 console.log(`paced p50 enqueue→start, plainjob / aivis: ${round(pacedRatio, 1)}× (aivis wakes on enqueue; plainjob waits for its poll)`);
