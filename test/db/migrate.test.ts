@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { migrate, openDatabase } from "../../src/db";
+import { migrate, openDatabase, tx } from "../../src/db";
 import { MIGRATIONS } from "../../src/db/migrations";
 import { tempDir } from "../support/server";
 
@@ -61,5 +61,30 @@ test("0008 rebuilds the jobs table: existing jobs are kept, the allowed queues a
   expect(() => db.exec("INSERT INTO jobs (id, queue, name, workspace_id, data, state, run_at, max_attempts, backoff_ms, created_at) VALUES ('x', 'aiQueue', 'n', 'nope', 'null', 'waiting', 0, 1, 0, 0)")).toThrow(/FOREIGN KEY/);
   db.exec("DELETE FROM workspaces WHERE id = 'w1'");
   expect(db.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs").get()!.n).toBe(0);
+  db.close();
+});
+
+test("tx: commits, rolls back on a throw, and nests as a savepoint", () => {
+  const db = openDatabase(join(tempDir(), "aivis.sqlite"));
+  db.exec("CREATE TABLE t (v INTEGER)");
+  const values = () => db.query<{ v: number }, []>("SELECT v FROM t ORDER BY v").all().map((r) => r.v);
+  expect(tx(db, () => (db.exec("INSERT INTO t VALUES (1)"), "returned"))).toBe("returned");
+  expect(() =>
+    tx(db, () => {
+      db.exec("INSERT INTO t VALUES (2)");
+      throw new Error("boom");
+    }),
+  ).toThrow("boom");
+  tx(db, () => {
+    db.exec("INSERT INTO t VALUES (3)");
+    try {
+      tx(db, () => {
+        db.exec("INSERT INTO t VALUES (4)");
+        throw new Error("inner");
+      });
+    } catch {}
+  });
+  expect(values()).toEqual([1, 3]);
+  expect(db.inTransaction).toBe(false);
   db.close();
 });
