@@ -49,6 +49,8 @@ export interface Config {
     scriptAliasPath: string | undefined;
     collectAliasPath: string | undefined;
     flushMs: number;
+    /** raw visits and page views are kept for the current UTC day and this many minus one before it */
+    keepRawDays: number;
   };
   images: {
     /** generated images are served and kept this many days, then pruned */
@@ -171,6 +173,8 @@ export function loadConfig(env: Env = process.env): Config {
       scriptAliasPath: path(env, "AIVIS_TRACKER_SCRIPT_PATH"),
       collectAliasPath: path(env, "AIVIS_TRACKER_COLLECT_PATH"),
       flushMs: int(env, "AIVIS_INGEST_FLUSH_MS", 5, 0, 1000),
+      // at least 2: ingestion looks back into yesterday
+      keepRawDays: int(env, "AIVIS_TRAFFIC_KEEP_RAW_DAYS", 90, 2, 3650),
     },
     images: {
       keepDays: int(env, "AIVIS_IMAGE_KEEP_DAYS", 90, 1, 3650),

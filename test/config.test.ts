@@ -29,3 +29,11 @@ describe("config", () => {
     expect(c.cookieSecure).toBe(true);
   });
 });
+
+test("every environment variable config.ts reads has a row in the README's configuration tables", async () => {
+  const source = await Bun.file(new URL("../src/config.ts", import.meta.url)).text();
+  const readme = await Bun.file(new URL("../README.md", import.meta.url)).text();
+  const names = [...new Set([...source.matchAll(/"(AIVIS_[A-Z0-9_]+)"/g)].map((m) => m[1]))];
+  expect(names.length).toBeGreaterThan(20);
+  expect(names.filter((name) => !readme.includes(`| \`${name}\``))).toEqual([]);
+});

@@ -7,6 +7,7 @@ import type { AuthPlugin } from "../../http/auth";
 import { AppError } from "../../http/errors";
 import { clientIp } from "../../http/request-meta";
 import { createIngestor } from "./ingest";
+import { setUpTrafficRetention } from "./retention";
 import { BEACON_BODY_LIMIT, CollectBody, CreateSiteBody, Site, SiteIdParams, StatsQuery, UpdateSiteBody } from "./model";
 import { buildTrackerScript, relativeCollectUrl, type ServedScript } from "./script";
 import {
@@ -93,6 +94,7 @@ export function trafficModule(ctx: AppContext, auth: AuthPlugin) {
     onError: (err, events) => ctx.log("error", "traffic batch failed", { events, error: err instanceof Error ? err.message : String(err) }),
   });
   ctx.onShutdown(() => ingestor.close());
+  void setUpTrafficRetention(ctx);
   const sites = createSiteKeyCache(db, clock);
   const beacon = { clock, sites, bots: createBotFilter(), visitors: createVisitorHasher(db), ingestor };
 
