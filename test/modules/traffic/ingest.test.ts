@@ -1,14 +1,12 @@
 import { beforeEach, describe, expect, test } from "bun:test";
-import { migrate, openDatabase, type DB } from "../../../src/db";
+import type { DB } from "../../../src/db";
 import { createIngestor, MAX_LANDING_ROWS_PER_DAY, OTHER_LANDING_PAGES, type PageviewEvent } from "../../../src/modules/traffic/ingest";
 import { trafficStats } from "../../../src/modules/traffic/service";
+import { databaseWithSite } from "./support";
 
 let db: DB;
 beforeEach(() => {
-  db = openDatabase(":memory:");
-  migrate(db);
-  db.exec(`INSERT INTO workspaces (id, name, plan, created_at) VALUES ('w', 'w', 'business', 0);
-           INSERT INTO traffic_sites (id, workspace_id, site_key, domain, name, created_at) VALUES ('s', 'w', 'aivt_k', 'example.com', 'example.com', 0)`);
+  db = databaseWithSite();
 });
 
 const pageview = (n: number): PageviewEvent => ({

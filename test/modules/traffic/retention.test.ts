@@ -1,21 +1,19 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../../src/config";
 import type { AppContext } from "../../../src/context";
-import { migrate, openDatabase, type DB } from "../../../src/db";
+import type { DB } from "../../../src/db";
 import { epochDay } from "../../../src/modules/traffic/calendar";
 import { createIngestor, type EngagementEvent, type PageviewEvent } from "../../../src/modules/traffic/ingest";
 import { pruneRawTraffic, setUpTrafficRetention } from "../../../src/modules/traffic/retention";
 import { trafficStats } from "../../../src/modules/traffic/service";
 import { DAY_MS, ManualClock } from "../../../src/platform/clock";
+import { databaseWithSite } from "./support";
 
 const TODAY = Date.UTC(2026, 2, 10, 12);
 
 let db: DB;
 beforeEach(() => {
-  db = openDatabase(":memory:");
-  migrate(db);
-  db.exec(`INSERT INTO workspaces (id, name, plan, created_at) VALUES ('w', 'w', 'business', 0);
-           INSERT INTO traffic_sites (id, workspace_id, site_key, domain, name, created_at) VALUES ('s', 'w', 'aivt_k', 'example.com', 'example.com', 0)`);
+  db = databaseWithSite();
 });
 
 const pageview = (ts: number, n: number, referrer: string | null = null): PageviewEvent => ({
