@@ -8,7 +8,7 @@ import type { AppContext } from "../../context";
 import { type DB, tx } from "../../db";
 import { AppError, badRequest, forbidden, tooMany } from "../../http/errors";
 import { NonRetryableJobError } from "../../jobs";
-import type { JobContext } from "../../jobs/types";
+import type { FailedJob, JobContext } from "../../jobs/types";
 import { fetchPageText, parseFetchUrl } from "../../lib/safe-fetch";
 import { newId } from "../../platform/ids";
 import { DAY_MS } from "../../platform/clock";
@@ -129,9 +129,9 @@ function keepWrittenPrompts(db: DB, reportId: string, prompts: string[]): void {
 }
 
 /**
- * Reports whose job failed for good outside the handler (lease expired on the last attempt, job
- * pruned) or that never reached the queue: failed and refunded, so they stop counting against
- * the free audit and the refresh allowance.
+ * Reports whose job is gone (pruned) or failed without the report following (its onFailed hook
+ * threw and was rolled back), or that never reached the queue: failed and refunded, so they stop
+ * counting against the free audit and the refresh allowance.
  */
 function reconcileUnfinished(ctx: AppContext, workspaceId: string): void {
   const now = ctx.clock.now();
@@ -452,6 +452,16 @@ export async function runReportJob(ctx: AppContext, job: JobContext<ReportJobDat
     else setStatus(ctx.db, row.id, "queued", { error: errorText(err) });
     throw err;
   }
+}
+
+/**
+ * The report job's onFailed hook, for failures the handler never sees: its worker died on the last
+ * attempt (the sweeper fails the job, possibly in another process). The report is failed and its
+ * credits refunded in the transaction that records the failure. One the handler failed already
+ * stays as it is.
+ */
+export function reportJobFailed(ctx: AppContext, job: FailedJob<ReportJobData>): void {
+  failReport(ctx.db, { id: job.data.reportId }, job.reason, ctx.clock.now());
 }
 
 // --- reading ---------------------------------------------------------------------------------
