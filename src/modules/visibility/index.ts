@@ -6,10 +6,10 @@ import type { AuthPlugin } from "../../http/auth";
 import { notFound } from "../../http/errors";
 import { historyQuery, prefillBody, reportBody, reportQuery, scheduleBody } from "./model";
 import { createReportScheduler } from "./schedule";
-import { getReport, pendingReport, prefillReport, REPORT_JOB_NAME, reportHistory, requestReport, runReportJob } from "./service";
+import { getReport, pendingReport, prefillReport, REPORT_JOB_NAME, reportHistory, reportJobFailed, requestReport, runReportJob } from "./service";
 
 export function visibilityModule(ctx: AppContext, auth: AuthPlugin) {
-  ctx.jobs.register(REPORT_JOB_NAME, (job) => runReportJob(ctx, job));
+  ctx.jobs.register(REPORT_JOB_NAME, (job) => runReportJob(ctx, job), { onFailed: (job) => reportJobFailed(ctx, job) });
   const scheduler = createReportScheduler(ctx);
   ctx.onShutdown(() => scheduler.stop());
 
