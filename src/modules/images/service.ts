@@ -1,11 +1,11 @@
 // Generated images: stores the bytes of every image /image and the blog job make (so results carry
 // a URL instead of megabytes of base64), finds them for the public capability URL, and prunes them
 // AIVIS_IMAGE_KEEP_DAYS after they were made.
-import { Cron } from "croner";
 import { withImageUsage } from "../../ai/credits";
 import type { ImageRequest } from "../../ai/types";
 import type { AppContext } from "../../context";
 import type { DB } from "../../db";
+import { scheduleMaintenance } from "../../jobs/maintenance";
 import { AppError } from "../../http/errors";
 import { DAY_MS } from "../../platform/clock";
 import { randomToken } from "../../platform/ids";
@@ -109,20 +109,7 @@ export function pruneExpiredImages(ctx: Pick<AppContext, "db" | "clock" | "confi
   return pruned;
 }
 
-/**
- * When this process runs the worker (as the jobs' retention does): prune once now, so a process
- * restarted more often than hourly still prunes, then on the schedule until shutdown.
- */
+/** Prunes expired images at start-up and hourly in the process that runs the worker. */
 export function setUpImageRetention(ctx: AppContext, schedule = IMAGE_PRUNE_SCHEDULE): void {
-  if (!ctx.config.worker.enabled) return;
-  const prune = () => {
-    try {
-      pruneExpiredImages(ctx);
-    } catch (err) {
-      ctx.log("error", "image pruning failed", { error: err instanceof Error ? err.message : String(err) });
-    }
-  };
-  prune();
-  const tick = new Cron(schedule, { protect: true, unref: true }, prune);
-  ctx.onShutdown(() => tick.stop());
+  void scheduleMaintenance(ctx, "image pruning", schedule, () => pruneExpiredImages(ctx));
 }

@@ -2,9 +2,9 @@
 // AIVIS_TRAFFIC_KEEP_RAW_DAYS are deleted hourly by the process that runs the worker. Stats read the
 // daily rollups, which are kept, so pruning changes no figure; ingestion only looks back a day
 // (yesterday's visitor hash, a visit crossing midnight, a late engagement update).
-import { Cron } from "croner";
 import type { AppContext } from "../../context";
 import type { DB } from "../../db";
+import { scheduleMaintenance } from "../../jobs/maintenance";
 import { epochDay } from "./calendar";
 
 /** hourly, off the jobs' (17) and images' (41) prune minutes */
@@ -17,7 +17,7 @@ export interface PrunedTraffic {
   pageviews: number;
 }
 
-const RAW_TABLES = ["traffic_visits", "traffic_pageviews"] as const;
+const RAW_TABLES = { visits: "traffic_visits", pageviews: "traffic_pageviews" } as const;
 
 /**
  * Deletes visits and page views of days before `beforeDay`, oldest first, PRUNE_BATCH rows per
@@ -28,13 +28,13 @@ const RAW_TABLES = ["traffic_visits", "traffic_pageviews"] as const;
  */
 export async function pruneRawTraffic(db: DB, beforeDay: number, shouldStop: () => boolean = () => false): Promise<PrunedTraffic> {
   const pruned: PrunedTraffic = { visits: 0, pageviews: 0 };
-  for (const table of RAW_TABLES) {
+  for (const key of ["visits", "pageviews"] as const) {
+    const table = RAW_TABLES[key];
     const nextWindow = db.query<{ firstKept: number | null; last: number | null }, { day: number }>(
       `SELECT min(CASE WHEN day >= $day THEN id END) AS firstKept, max(id) AS last
        FROM (SELECT id, day FROM ${table} ORDER BY id LIMIT ${PRUNE_BATCH})`,
     );
     const deleteBefore = db.query<never, { bound: number }>(`DELETE FROM ${table} WHERE id < $bound`);
-    const key = table === "traffic_visits" ? "visits" : "pageviews";
     for (;;) {
       if (shouldStop()) return pruned;
       const { firstKept, last } = nextWindow.get({ day: beforeDay })!;
@@ -47,28 +47,11 @@ export async function pruneRawTraffic(db: DB, beforeDay: number, shouldStop: () 
   return pruned;
 }
 
-/**
- * When this process runs the worker (as the jobs' and images' retention do): prune once now, so a
- * process restarted more often than hourly still prunes, then on the schedule until shutdown.
- * Returns the first prune, for tests.
- */
+/** Prunes the raw rows past AIVIS_TRAFFIC_KEEP_RAW_DAYS at start-up and hourly in the process that runs the worker. */
 export function setUpTrafficRetention(ctx: AppContext, schedule = TRAFFIC_PRUNE_SCHEDULE): Promise<void> {
-  if (!ctx.config.worker.enabled) return Promise.resolve();
-  let stopped = false;
-  const prune = async () => {
-    try {
-      const beforeDay = epochDay(ctx.clock.now()) - ctx.config.traffic.keepRawDays + 1;
-      const pruned = await pruneRawTraffic(ctx.db, beforeDay, () => stopped);
-      if (pruned.visits || pruned.pageviews) ctx.log("info", "pruned raw traffic rows", { ...pruned, beforeDay });
-    } catch (err) {
-      ctx.log("error", "traffic pruning failed", { error: err instanceof Error ? err.message : String(err) });
-    }
-  };
-  const first = prune();
-  const tick = new Cron(schedule, { protect: true, unref: true }, prune);
-  ctx.onShutdown(() => {
-    stopped = true;
-    tick.stop();
+  return scheduleMaintenance(ctx, "traffic pruning", schedule, async (shouldStop) => {
+    const beforeDay = epochDay(ctx.clock.now()) - ctx.config.traffic.keepRawDays + 1;
+    const pruned = await pruneRawTraffic(ctx.db, beforeDay, shouldStop);
+    if (pruned.visits || pruned.pageviews) ctx.log("info", "pruned raw traffic rows", { ...pruned, beforeDay });
   });
-  return first;
 }
